@@ -1,0 +1,160 @@
+"""Legal section structure: markers at the start of blocks -> normalized ids, a section tree, heading paths.
+
+Recognized markers (at the start of a block):
+``Section 8.22``, ``SECTION 8.22``, ``Sec. 8.22``, ``§ 8.22.030(C)``, ``8.22.030``, ``1.2.3``, ``7.1(a)``,
+``Chapter 8.22``, ``Article IV``, ``ARTICLE 5``, ``1.`` (a top-level number), and sub-items ``(a)``,
+``(iv)``, ``A.``, ``1.``, ``a.``, ``i.``. A sub-item's id is its parent's id with ``(x)`` appended, so
+``C.`` under ``8.22.030`` is ``8.22.030(C)``, a child of ``8.22.030``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ARTICLE = re.compile(r"^(?:ARTICLE|Article|ART\.|Art\.)\s+([IVXLCDM]+|\d+)\b")
+_CHAPTER = re.compile(r"^(?:CHAPTER|Chapter)\s+(\d+(?:\.\d+)*)\b")
+_SECTION = re.compile(
+    r"^(?:(?:SECTION|Section|SEC\.|Sec\.|§+)\s*)(\d+(?:\.\d+)*[A-Za-z]?)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=[\s.,:;—–-]|$)"
+)
+_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=\s|$)")
+_TOP_NUMBER = re.compile(r"^(\d{1,3})\.\s+(?=[A-Z])")
+_PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$)")
+_DOT_ITEM = re.compile(r"^([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\.\s")
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A section marker found at the start of a block.
+
+    Attributes:
+        kind: ``article``, ``section`` (a numbered id such as ``8.22.030``), ``number`` (a top-level ``1.``)
+            or ``item`` (a sub-item such as ``(a)`` or ``C.``).
+        value: the id for articles and sections, the label for items (``a``, ``iv``, ``C``, ``3``).
+        extra: parenthesised sub-items written after a section number, e.g. ``("a", "iv")`` for ``7.1(a)(iv)``.
+    """
+
+    kind: str
+    value: str
+    extra: tuple[str, ...] = ()
+
+
+def parse_marker(text: str) -> Marker | None:
+    """The section marker at the start of ``text``, if any."""
+    text = text.lstrip()
+    if m := _ARTICLE.match(text):
+        return Marker("article", f"Article {m.group(1).upper()}")
+    if m := _CHAPTER.match(text):
+        return Marker("section", m.group(1))
+    if m := _SECTION.match(text) or _DOTTED.match(text):
+        extra = tuple(re.findall(r"\(([A-Za-z0-9]{1,4})\)", m.group(2)))
+        return Marker("section", m.group(1), extra)
+    if m := _TOP_NUMBER.match(text):
+        return Marker("number", m.group(1))
+    if m := _PAREN_ITEM.match(text) or _DOT_ITEM.match(text):
+        return Marker("item", m.group(1))
+    return None
+
+
+def item_type(label: str, previous: str | None) -> str:
+    """``lower``, ``upper``, ``roman``, ``upper_roman`` or ``digit`` for a sub-item label.
+
+    ``i``, ``v`` and ``x`` are letters when they follow the letter before them (``(h)`` then ``(i)``) and
+    roman numerals otherwise.
+    """
+    if label.isdigit():
+        return "digit"
+    is_lower = label.islower()
+    roman = _ROMAN.match(label.lower()) is not None
+    if roman and previous is not None and len(label) == 1 and len(previous) == 1:
+        if ord(previous.lower()) + 1 == ord(label.lower()):
+            return "lower" if is_lower else "upper"
+    if roman and (len(label) > 1 or label.lower() in "ivx"):
+        return "roman" if is_lower else "upper_roman"
+    return "lower" if is_lower else "upper"
+
+
+def is_within(section: str, ancestor: str) -> bool:
+    """True when ``section`` is ``ancestor`` or below it (``8.22.030(C)`` is within ``8.22``, not vice versa)."""
+    if section == ancestor:
+        return True
+    return section.startswith(ancestor) and section[len(ancestor)] in ".("
+
+
+@dataclass
+class _Entry:
+    kind: str  # title | article | section | number | item
+    id: str | None
+    header: str
+    item_type: str = ""
+    label: str = ""
+
+
+class SectionTracker:
+    """Walks a document's blocks in order and keeps the open sections (across pages)."""
+
+    def __init__(self) -> None:
+        self._stack: list[_Entry] = []
+
+    @property
+    def section(self) -> str | None:
+        """The innermost open section id."""
+        for entry in reversed(self._stack):
+            if entry.id is not None:
+                return entry.id
+        return None
+
+    @property
+    def section_path(self) -> tuple[str, ...]:
+        """Ids of the open sections, outermost first."""
+        return tuple(e.id for e in self._stack if e.id is not None)
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        """Headings of the open sections, outermost first."""
+        return tuple(e.header for e in self._stack)
+
+    def title(self, header: str) -> None:
+        """An unnumbered heading: closes every open section and becomes the outermost heading."""
+        self._stack = [_Entry("title", None, header)]
+
+    def open(self, marker: Marker, header: str) -> None:
+        """Open the section a marker starts."""
+        if marker.kind == "article":
+            self._stack = [e for e in self._stack if e.kind == "title"]
+            self._stack.append(_Entry("article", marker.value, header))
+        elif marker.kind == "section":
+            self._open_section(marker.value, header)
+            for label in marker.extra:
+                self._open_item(label, header)
+        elif marker.kind == "number":
+            self._open_number(marker.value, header)
+        else:
+            self._open_item(marker.value, header)
+
+    def _open_section(self, sid: str, header: str, kind: str = "section") -> None:
+        while self._stack and self._stack[-1].kind in ("section", "number", "item"):
+            top = self._stack[-1]
+            if top.kind != "item" and top.id is not None and is_within(sid, top.id) and sid != top.id:
+                break
+            self._stack.pop()
+        self._stack.append(_Entry(kind, sid, header))
+
+    def _open_number(self, value: str, header: str) -> None:
+        numbered = any(e.kind == "number" for e in self._stack)
+        if not numbered and any(e.kind == "section" for e in self._stack):
+            self._open_item(value, header)
+            return
+        self._open_section(value, header, kind="number")
+
+    def _open_item(self, label: str, header: str) -> None:
+        items = [e for e in self._stack if e.kind == "item"]
+        previous = items[-1].label if items else None
+        kind = item_type(label, previous)
+        siblings = [i for i, e in enumerate(self._stack) if e.kind == "item" and e.item_type == kind]
+        if siblings:
+            del self._stack[siblings[-1] :]
+        parent = self.section
+        sid = f"{parent}({label})" if parent else f"({label})"
+        self._stack.append(_Entry("item", sid, header, kind, label))

@@ -1,0 +1,63 @@
+"""``nexus``: the root command group. Each verb lives in its own module and only calls :class:`Corpus`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from kruschnexus.cli import render
+from kruschnexus.errors import PkgError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def workspace_option(func: F) -> F:
+    """``--workspace W`` (env ``NEXUS_WORKSPACE``)."""
+    return click.option(
+        "--workspace", "-w", required=True, envvar="NEXUS_WORKSPACE", help="Workspace name (a-z, 0-9, _ and -)."
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(func)
+
+
+class NexusGroup(click.Group):
+    """Maps the library's errors to one line on stderr and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except PkgError as exc:
+            render.error(str(exc))
+            ctx.exit(2)
+
+
+@click.group(cls=NexusGroup)
+@click.version_option(package_name="kruschnexus", prog_name="nexus")
+def cli() -> None:
+    """KruschNexus: citation-grounded retrieval with exact pages, offsets and boxes.
+
+    Configuration comes from the environment: NEXUS_HOME (data folder), NEXUS_DATABASE_URL (an external
+    PostgreSQL; unset runs the embedded one), NEXUS_EMBEDDER (local or ollama:<model>). See
+    docs/configuration.md.
+    """
+
+
+def _register() -> None:
+    from kruschnexus.cli import doctor, export, ingest, verify
+
+    for module in (doctor, export, ingest, verify):
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(cli.main(standalone_mode=True))

