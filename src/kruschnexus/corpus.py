@@ -48,12 +48,17 @@ class Corpus:
     first use. Use as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, workspace: str, settings: Settings | None = None) -> None:
+    def __init__(self, workspace: str, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+        """Args:
+        workspace: the workspace name (see :func:`check_workspace_name`).
+        settings: configuration; read from the environment when omitted.
+        embedder: an already loaded embedding model to share; built from ``settings.embedder`` when omitted.
+        """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
         self._server: EmbeddedServer | None = None
         self._store: PgStore | None = None
-        self._embedder: Embedder | None = None
+        self._embedder: Embedder | None = embedder
 
     def __enter__(self) -> Corpus:
         return self

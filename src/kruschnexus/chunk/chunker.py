@@ -65,6 +65,14 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
                 yield current
             current = None
             continue
+        if block.kind == BlockKind.FOOTNOTE:
+            if current is not None:
+                yield current
+            current = None
+            note = _Region(block.start, block.end, tracker.section, tracker.section_path, tracker.headers)
+            note.kinds.append(block.kind.value)
+            yield note
+            continue
         _track(page, block, tracker)
         key = (tracker.section, tracker.section_path, tracker.headers)
         is_heading = block.kind == BlockKind.HEADING

@@ -18,6 +18,8 @@ from kruschnexus.layout.order import reading_order
 from kruschnexus.model import Block, BlockKind, Line, Page, Rect, union
 from kruschnexus.parse.pdf import BAND, RawPage
 
+#: Text smaller than this fraction of the body size, low on the page, is a footnote.
+FOOTNOTE_SIZE = 0.85
 _LIST_START = re.compile(r"^(?:\(?(?:[a-z]{1,3}|[A-Z]|\d{1,2})\)|[a-zA-Z]\.\s|\d{1,2}\.\s|[•·▪◦–-]\s)")
 _ENDS_CLAUSE = re.compile(r"[.:;!?)\"”]\s*$")
 _SECTION_START = re.compile(r"^(?:§|section\b|sec\.|article\b|\d+\.\d+)", re.IGNORECASE)
@@ -42,7 +44,7 @@ def build_page(raw: RawPage, furniture: Furniture) -> Page:
     mid = raw.geometry.height / 2
     groups: list[_Group] = []
     groups += [_Group(k, [f]) for f, k in furniture_items if f.rect[1] < mid and k != BlockKind.LINE_NUMBER]
-    groups += [_Group(None, run) for run in _blocks(ordered, size)]
+    groups += [_Group(_footnote(run, size, mid), run) for run in _blocks(ordered, size)]
     groups += [_Group(k, [f]) for f, k in furniture_items if f.rect[1] >= mid and k != BlockKind.LINE_NUMBER]
     groups += [_Group(k, [f]) for f, k in furniture_items if k == BlockKind.LINE_NUMBER]
     groups += [_Group(BlockKind.STAMP, [f]) for f in stamp_frags]
@@ -95,6 +97,12 @@ def _looks_like_heading(frag: Fragment, size: float) -> bool:
     letters = [c for c in text if c.isalpha()]
     caps = len(letters) >= 3 and all(c.isupper() for c in letters)
     return len(text) <= 120 and (frag.bold or frag.size > 1.15 * size or caps)
+
+
+def _footnote(run: Sequence[Fragment], size: float, mid: float) -> BlockKind | None:
+    """Small print in the lower half of the page is a footnote; anything else is typed later."""
+    small = all(f.size < FOOTNOTE_SIZE * size for f in run)
+    return BlockKind.FOOTNOTE if small and run[0].rect[1] > mid else None
 
 
 def _body_kind(frags: Sequence[Fragment], size: float) -> BlockKind:

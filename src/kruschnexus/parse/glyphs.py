@@ -64,11 +64,13 @@ def assemble(glyphs: Sequence[Glyph]) -> tuple[str, list[Rect | None]]:
     - a ligature glyph becomes its letters; its box is split evenly between them;
     - a hyphen mark (soft hyphen, U+FFFE, STX) that is printed becomes ``-``; one that is not is dropped;
     - CR, LF and other control characters are dropped (line breaks are the caller's); tab becomes a space;
-    - whitespace keeps no box (it is not ink).
+    - whitespace keeps no box (it is not ink);
+    - consecutive glyphs sharing one box (an extractor that already expanded a ligature into letters)
+      get equal slices of it, left to right.
     """
     out: list[str] = []
     rects: list[Rect | None] = []
-    for g in glyphs:
+    for g in _split_shared_boxes(glyphs):
         ch = g.ch
         if ch in LIGATURES:
             _split_ligature(LIGATURES[ch], g.rect, out, rects)
@@ -85,6 +87,25 @@ def assemble(glyphs: Sequence[Glyph]) -> tuple[str, list[Rect | None]]:
         out.append(ch)
         rects.append(None if ch.isspace() else g.rect)
     return "".join(out), rects
+
+
+def _split_shared_boxes(glyphs: Sequence[Glyph]) -> list[Glyph]:
+    out: list[Glyph] = []
+    k = 0
+    while k < len(glyphs):
+        rect = glyphs[k].rect
+        j = k + 1
+        while rect is not None and j < len(glyphs) and glyphs[j].rect == rect:
+            j += 1
+        if j - k == 1 or rect is None:
+            out.append(glyphs[k])
+        else:
+            step = (rect[2] - rect[0]) / (j - k)
+            for n, g in enumerate(glyphs[k:j]):
+                part = (rect[0] + n * step, rect[1], rect[0] + (n + 1) * step, rect[3])
+                out.append(Glyph(g.ch, part, g.angle, g.bold))
+        k = j
+    return out
 
 
 def _split_ligature(letters: str, rect: Rect | None, out: list[str], rects: list[Rect | None]) -> None:

@@ -1,0 +1,62 @@
+"""The command line through click's CliRunner against the session's database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kruschnexus.cli.app import cli
+from tests.conftest import FIXTURES
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_env")]
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_ingest_json_export_verify(workspace: str) -> None:
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), str(FIXTURES / "empty.pdf"), "-w", workspace, "--json")
+    assert code == 0, out
+    report = json.loads(out.strip().splitlines()[-1])
+    statuses = {f["path"].rsplit("/", 1)[-1]: f["status"] for f in report["files"]}
+    assert statuses == {"sample_contract.pdf": "ingested", "empty.pdf": "ingested"}
+    code, out = run("export", "-w", workspace)
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert code == 0 and lines and all(h["schema_version"] == "1.0" and h["score"] is None for h in lines)
+    code, out = run("verify", "-w", workspace, "--json")
+    result = json.loads(out.strip().splitlines()[-1])
+    assert code == 0 and result["ok"] and result["spans"] == len(lines)
+    assert result["needs_ocr"] == [{"source": "empty.pdf", "page": 1}]
+
+
+def test_ingest_exit_code_when_a_file_fails(workspace: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 nothing else")
+    code, out = run("ingest", str(bad), str(FIXTURES / "ligatures.pdf"), "-w", workspace)
+    assert code == 1
+    assert "broken.pdf" in out and "failed" in out and "ingested" in out
+
+
+def test_bad_workspace_name_is_a_clear_error() -> None:
+    code, out = run("export", "-w", "Bad Name")
+    assert code == 2 and "invalid workspace name" in out
+
+
+def test_doctor_json() -> None:
+    code, out = run("doctor", "--json")
+    report = json.loads(out.strip().splitlines()[-1])
+    names = {c["name"]: c for c in report["checks"]}
+    assert {"database", "pgvector", "model", "workspaces", "tesseract", "disk"} <= set(names)
+    assert names["database"]["ok"] and names["model"]["ok"] and names["pgvector"]["detail"].startswith("version 0.")
+    assert code == (0 if report["healthy"] else 1)
+
+
+def test_every_command_has_help() -> None:
+    for name, command in cli.commands.items():
+        assert command.help and len(command.help) > 20, name
+        code, out = run(name, "--help")
+        assert code == 0 and "Usage" in out

@@ -1,0 +1,159 @@
+"""Layout of the project's own fixtures: furniture, stamps, columns, wrapped headings, page breaks, ligatures.
+
+These read PDFs with pdfium through the library and check the result against what the fixture script
+drew; the independent pdfminer check of boxes is in test_provenance.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from kruschnexus.chunk.chunker import chunk_page
+from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.extract import open_source
+from kruschnexus.model import BlockKind, Chunk, Page
+from tests.conftest import FIXTURES
+
+CONTRACT = FIXTURES / "sample_contract.pdf"
+BODY_SENTENCE = (
+    "Premises shall be used exclusively for commercial office space and professional services. "
+    "No retail or hazardous materials storage is permitted without Landlord's prior consent."
+)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def laid_out(path: Path) -> Iterator[tuple[Page, list[Chunk]]]:
+    tracker = SectionTracker()
+    with open_source(path) as source:
+        for page in source.pages():
+            yield page, chunk_page(page, tracker, 900)
+
+
+@pytest.fixture(scope="module")
+def contract() -> list[tuple[Page, list[Chunk]]]:
+    return list(laid_out(CONTRACT))
+
+
+def block_texts(page: Page, kind: BlockKind) -> list[str]:
+    return [page.text[b.start : b.end] for b in page.blocks if b.kind == kind]
+
+
+def test_running_header_footer_and_page_numbers_are_typed(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    for page, _ in contract:
+        assert block_texts(page, BlockKind.HEADER) == ["Commercial Lease Agreement — Acme Properties LLC"]
+        assert block_texts(page, BlockKind.FOOTER) == ["Confidential"]
+        assert block_texts(page, BlockKind.PAGE_NUMBER) == [f"Page {page.number} of 5"]
+
+
+def test_furniture_and_stamp_never_inside_a_span(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    for page, chunks in contract:
+        assert chunks, f"page {page.number} has no spans"
+        for chunk in chunks:
+            assert chunk.text == page.text[chunk.start : chunk.end]
+            for banned in ("Acme Properties", "Confidential", "of 5", "DRAFT"):
+                assert banned not in chunk.text, (page.number, chunk.text[:80])
+            for block in page.blocks:
+                if not block.kind.is_body:
+                    assert chunk.end <= block.start or chunk.start >= block.end
+
+
+def test_diagonal_stamp_is_a_stamp_block(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    page4 = contract[3][0]
+    assert block_texts(page4, BlockKind.STAMP) == ["DRAFT"]
+    body = " ".join(c.text for c in contract[3][1])
+    assert "Upon the occurrence of an Event of Default" in _fold(body)
+
+
+def test_first_span_carries_the_story(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    page, chunks = contract[0]
+    first = chunks[0]
+    assert first.section == "8.22"
+    assert first.header == "Section 8.22 Permitted Use of Premises"
+    assert first.heading_path == ("Page 1", "COMMERCIAL LEASE AGREEMENT", "Section 8.22 Permitted Use of Premises")
+    assert BODY_SENTENCE in _fold(first.text)
+    assert first.page_number == 1
+
+
+def test_two_columns_read_column_by_column(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    page, chunks = contract[4]
+    order = [page.text.index(h) for h in ("Section 7.1", "Section 7.2", "Section 7.3", "Section 7.4")]
+    assert order == sorted(order)
+    notices = next(c for c in chunks if c.section == "7.1")
+    assert "All notices under this Lease shall be in writing" in _fold(notices.text)
+    assert "Notices shall be deemed given upon delivery or refusal of delivery." in _fold(notices.text)
+    assert "Governing" not in notices.text and "invalid" not in notices.text
+    left_edge = max(r[2] for r in notices.rects)
+    assert left_edge < 300, "a left-column span must stay in the left column"
+
+
+def test_wrapped_heading_is_one_heading(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    page, chunks = contract[2]
+    headings = [_fold(t) for t in block_texts(page, BlockKind.HEADING)]
+    expected = (
+        "Section 5.1 Assignment, Subletting and Transfer of Tenant's Interest in the Premises Without the Prior"
+        " Written Consent of Landlord"
+    )
+    assert expected in headings
+    chunk = next(c for c in chunks if c.section == "5.1")
+    assert chunk.header == expected
+
+
+def test_section_continues_across_page_break(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    page3_first = contract[2][1][0]
+    assert page3_first.section == "4.3"
+    assert page3_first.header == "Section 4.3 Insurance"
+    assert page3_first.heading_path[0] == "Page 3"
+    assert page3_first.text.startswith("A.M. Best.")
+    page2_last = contract[1][1][-1]
+    assert page2_last.section == "4.3" and page2_last.page_number == 2
+
+
+def test_sub_items_get_nested_ids(contract: list[tuple[Page, list[Chunk]]]) -> None:
+    sections = [c.section for _, chunks in contract for c in chunks]
+    for expected in ("8.24(a)", "8.24(b)", "4.2(a)", "4.2(b)(i)", "4.2(b)(ii)", "4.2(c)"):
+        assert expected in sections
+    chunk = next(c for _, chunks in contract for c in chunks if c.section == "4.2(b)(ii)")
+    assert chunk.section_path == ("Article IV", "4.2", "4.2(b)", "4.2(b)(ii)")
+
+
+def test_ligatures_and_line_end_hyphens() -> None:
+    [(page, chunks)] = list(laid_out(FIXTURES / "ligatures.pdf"))
+    assert "The office shall be floor space." in page.text
+    assert "commer-\ncial premises" in page.text
+    assert "well-\nknown landmark in the financial district." in page.text
+    assert len(page.char_rects) == len(page.text)
+    at = page.text.index("office") + 2
+    f_box, i_box = page.char_rects[at], page.char_rects[at + 1]
+    assert f_box is not None and i_box is not None
+    assert f_box[2] == pytest.approx(i_box[0]), "the two halves of one ligature glyph must touch"
+    assert [c.section for c in chunks] == ["1"]
+
+
+def test_page_without_text_layer_needs_ocr() -> None:
+    pages = [p for p, _ in laid_out(FIXTURES / "two_page_scan_like.pdf")]
+    assert [p.needs_ocr for p in pages] == [False, True]
+    assert pages[1].text == "" and pages[1].blocks == []
+
+
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+def test_rotated_page_boxes_are_in_display_space(tmp_path: Path, rotation: int) -> None:
+    pdf = pdfium.PdfDocument(str(CONTRACT))
+    pdf[0].set_rotation(rotation)
+    target = tmp_path / f"rotated{rotation}.pdf"
+    pdf.save(str(target))
+    pdf.close()
+    [(page, chunks)] = list(laid_out(target))[:1]
+    upright = next(laid_out(CONTRACT))[0]
+    assert page.rotation == rotation
+    if rotation in (90, 270):
+        assert (page.width, page.height) == (upright.height, upright.width)
+    for r in page.char_rects:
+        if r is not None:
+            assert 0 <= r[0] <= r[2] <= page.width + 0.5 and 0 <= r[1] <= r[3] <= page.height + 0.5
