@@ -69,61 +69,120 @@ def p(text: str, indent: float = 0.0) -> Block:
 
 PAGE1: list[Block] = [
     h("Section 8.22 Permitted Use of Premises"),
-    p("Premises shall be used exclusively for commercial office space and professional services. No retail or hazardous materials storage is permitted without Landlord's prior consent."),
+    p(
+        "Premises shall be used exclusively for commercial office space and professional services. No retail or hazardous materials storage is permitted without Landlord's prior consent."
+    ),
     h("Section 8.23 Term of Lease"),
-    p("The term of this Lease shall commence on the Commencement Date and shall expire at midnight on the last day of the sixtieth (60th) full calendar month thereafter, unless sooner terminated as provided herein. Tenant shall have one (1) option to renew the term for an additional period of five (5) years by written notice delivered to Landlord not less than nine (9) months prior to the expiration date. The renewal term shall be on the same terms and conditions set forth in this Lease, except that Base Rent shall be adjusted to the then prevailing market rate."),
+    p(
+        "The term of this Lease shall commence on the Commencement Date and shall expire at midnight on the last day of the sixtieth (60th) full calendar month thereafter, unless sooner terminated as provided herein. Tenant shall have one (1) option to renew the term for an additional period of five (5) years by written notice delivered to Landlord not less than nine (9) months prior to the expiration date. The renewal term shall be on the same terms and conditions set forth in this Lease, except that Base Rent shall be adjusted to the then prevailing market rate."
+    ),
     h("Section 8.24 Rent"),
-    p("(a) Base Rent. Tenant shall pay to Landlord Base Rent in the amount of Twelve Thousand Five Hundred Dollars ($12,500.00) per month, in advance, on the first day of each calendar month during the term. Base Rent for any partial month shall be prorated on a daily basis. All payments shall be made by electronic funds transfer to the account designated by Landlord in writing.", 18.0),
-    p("(b) Additional Rent. In addition to Base Rent, Tenant shall pay its proportionate share of Operating Expenses and Real Estate Taxes for the Building, as reasonably estimated by Landlord. Landlord shall deliver an annual reconciliation statement within one hundred twenty (120) days after the end of each calendar year. Any overpayment shall be credited against the next installment of Additional Rent, and any underpayment shall be paid by Tenant within thirty (30) days after receipt of the statement.", 18.0),
+    p(
+        "(a) Base Rent. Tenant shall pay to Landlord Base Rent in the amount of Twelve Thousand Five Hundred Dollars ($12,500.00) per month, in advance, on the first day of each calendar month during the term. Base Rent for any partial month shall be prorated on a daily basis. All payments shall be made by electronic funds transfer to the account designated by Landlord in writing.",
+        18.0,
+    ),
+    p(
+        "(b) Additional Rent. In addition to Base Rent, Tenant shall pay its proportionate share of Operating Expenses and Real Estate Taxes for the Building, as reasonably estimated by Landlord. Landlord shall deliver an annual reconciliation statement within one hundred twenty (120) days after the end of each calendar year. Any overpayment shall be credited against the next installment of Additional Rent, and any underpayment shall be paid by Tenant within thirty (30) days after receipt of the statement.",
+        18.0,
+    ),
     h("Section 8.25 Security Deposit"),
-    p("Upon execution of this Lease, Tenant shall deposit with Landlord the sum of Twenty-Five Thousand Dollars ($25,000.00) as security for the faithful performance of its obligations. Landlord may commingle the deposit with its general funds and shall not be required to pay interest thereon. Within sixty (60) days after the expiration of the term, Landlord shall return the deposit, less any amounts applied to cure a default by Tenant."),
+    p(
+        "Upon execution of this Lease, Tenant shall deposit with Landlord the sum of Twenty-Five Thousand Dollars ($25,000.00) as security for the faithful performance of its obligations. Landlord may commingle the deposit with its general funds and shall not be required to pay interest thereon. Within sixty (60) days after the expiration of the term, Landlord shall return the deposit, less any amounts applied to cure a default by Tenant."
+    ),
 ]
 
 PAGES2_3: list[Block] = [
     h("Article IV Maintenance and Repairs"),
     h("Section 4.1 Landlord's Obligations"),
-    p("Landlord shall maintain in good order and repair the roof, foundation, exterior walls and structural elements of the Building, together with the base building mechanical, electrical and plumbing systems serving the Premises. Landlord shall also maintain the Common Areas, including the parking facilities, walkways and landscaping, in a clean and safe condition. The cost of such maintenance, other than the repair of structural defects, shall be included in Operating Expenses."),
-    p("Landlord shall commence any repair for which it is responsible within a reasonable time after receipt of written notice from Tenant describing the condition. Landlord shall use commercially reasonable efforts to minimize interference with Tenant's business while performing such work. Landlord shall not be liable for any interruption of utilities or services caused by repairs, strikes, accidents or other events beyond its reasonable control."),
+    p(
+        "Landlord shall maintain in good order and repair the roof, foundation, exterior walls and structural elements of the Building, together with the base building mechanical, electrical and plumbing systems serving the Premises. Landlord shall also maintain the Common Areas, including the parking facilities, walkways and landscaping, in a clean and safe condition. The cost of such maintenance, other than the repair of structural defects, shall be included in Operating Expenses."
+    ),
+    p(
+        "Landlord shall commence any repair for which it is responsible within a reasonable time after receipt of written notice from Tenant describing the condition. Landlord shall use commercially reasonable efforts to minimize interference with Tenant's business while performing such work. Landlord shall not be liable for any interruption of utilities or services caused by repairs, strikes, accidents or other events beyond its reasonable control."
+    ),
     h("Section 4.2 Tenant's Obligations"),
-    p("Except as provided in Section 4.1, Tenant shall, at its sole cost and expense, keep the Premises in good, clean and safe condition throughout the term. Without limiting the generality of the foregoing, Tenant shall:"),
-    p("(a) repair any damage to the Premises or the Building caused by the negligence or willful misconduct of Tenant or its employees, agents, contractors or invitees, and promptly replace any broken glass in the Premises with glass of the same quality;", 18.0),
-    p("(b) maintain all interior partitions, doors, floor coverings and fixtures installed by or for Tenant, including:", 18.0),
-    p("(i) the supplemental heating, ventilating and air conditioning equipment serving only the Premises, which Tenant shall service under a maintenance contract with a licensed contractor reasonably approved by Landlord; and", 36.0),
-    p("(ii) any kitchen, plumbing or electrical equipment exclusively serving the Premises, which Tenant shall keep in good working order and repair and in compliance with all applicable codes.", 36.0),
-    p("(c) keep the Premises free of insects, rodents and other pests, and arrange for the regular removal of trash and recyclable materials generated within the Premises in accordance with the rules and regulations of the Building.", 18.0),
-    p("If Tenant fails to perform any repair required by this Section within fifteen (15) days after written notice from Landlord, Landlord may perform the repair on Tenant's behalf. Tenant shall reimburse Landlord for the reasonable cost thereof, plus an administrative fee equal to ten percent (10%) of such cost, within thirty (30) days after receipt of an invoice. Landlord's performance of any such repair shall not waive Tenant's default or limit Landlord's other remedies under this Lease."),
+    p(
+        "Except as provided in Section 4.1, Tenant shall, at its sole cost and expense, keep the Premises in good, clean and safe condition throughout the term. Without limiting the generality of the foregoing, Tenant shall:"
+    ),
+    p(
+        "(a) repair any damage to the Premises or the Building caused by the negligence or willful misconduct of Tenant or its employees, agents, contractors or invitees, and promptly replace any broken glass in the Premises with glass of the same quality;",
+        18.0,
+    ),
+    p(
+        "(b) maintain all interior partitions, doors, floor coverings and fixtures installed by or for Tenant, including:",
+        18.0,
+    ),
+    p(
+        "(i) the supplemental heating, ventilating and air conditioning equipment serving only the Premises, which Tenant shall service under a maintenance contract with a licensed contractor reasonably approved by Landlord; and",
+        36.0,
+    ),
+    p(
+        "(ii) any kitchen, plumbing or electrical equipment exclusively serving the Premises, which Tenant shall keep in good working order and repair and in compliance with all applicable codes.",
+        36.0,
+    ),
+    p(
+        "(c) keep the Premises free of insects, rodents and other pests, and arrange for the regular removal of trash and recyclable materials generated within the Premises in accordance with the rules and regulations of the Building.",
+        18.0,
+    ),
+    p(
+        "If Tenant fails to perform any repair required by this Section within fifteen (15) days after written notice from Landlord, Landlord may perform the repair on Tenant's behalf. Tenant shall reimburse Landlord for the reasonable cost thereof, plus an administrative fee equal to ten percent (10%) of such cost, within thirty (30) days after receipt of an invoice. Landlord's performance of any such repair shall not waive Tenant's default or limit Landlord's other remedies under this Lease."
+    ),
     h("Section 4.3 Insurance"),
-    p("Tenant shall, at its own expense, procure and maintain throughout the term commercial general liability insurance with limits of not less than Two Million Dollars ($2,000,000.00) per occurrence, naming Landlord and its property manager as additional insureds. Tenant shall also carry property insurance covering its trade fixtures, equipment and leasehold improvements for their full replacement cost, together with business interruption insurance sufficient to cover twelve (12) months of Rent. All policies shall be issued by insurers licensed in the state where the Premises are located and rated A- or better by A.M. Best. Tenant shall deliver certificates of insurance to Landlord before taking possession of the Premises and thereafter not less than ten (10) days before the expiration of each policy. Each policy shall provide that it may not be cancelled or materially changed without at least thirty (30) days' prior written notice to Landlord. Landlord and Tenant each waive all rights of recovery against the other for any loss that is covered by the property insurance required under this Lease, and each party shall cause its insurers to waive any right of subrogation."),
+    p(
+        "Tenant shall, at its own expense, procure and maintain throughout the term commercial general liability insurance with limits of not less than Two Million Dollars ($2,000,000.00) per occurrence, naming Landlord and its property manager as additional insureds. Tenant shall also carry property insurance covering its trade fixtures, equipment and leasehold improvements for their full replacement cost, together with business interruption insurance sufficient to cover twelve (12) months of Rent. All policies shall be issued by insurers licensed in the state where the Premises are located and rated A- or better by A.M. Best. Tenant shall deliver certificates of insurance to Landlord before taking possession of the Premises and thereafter not less than ten (10) days before the expiration of each policy. Each policy shall provide that it may not be cancelled or materially changed without at least thirty (30) days' prior written notice to Landlord. Landlord and Tenant each waive all rights of recovery against the other for any loss that is covered by the property insurance required under this Lease, and each party shall cause its insurers to waive any right of subrogation."
+    ),
     h("Section 4.4 Alterations"),
-    p("Tenant shall not make any alterations, additions or improvements to the Premises costing in excess of Ten Thousand Dollars ($10,000.00) without Landlord's prior written consent, which shall not be unreasonably withheld. All alterations shall be performed by licensed contractors in a good and workmanlike manner and in accordance with plans approved by Landlord. Upon expiration of the term, Tenant shall remove any alterations designated by Landlord and restore the Premises to their original condition, reasonable wear and tear excepted."),
+    p(
+        "Tenant shall not make any alterations, additions or improvements to the Premises costing in excess of Ten Thousand Dollars ($10,000.00) without Landlord's prior written consent, which shall not be unreasonably withheld. All alterations shall be performed by licensed contractors in a good and workmanlike manner and in accordance with plans approved by Landlord. Upon expiration of the term, Tenant shall remove any alterations designated by Landlord and restore the Premises to their original condition, reasonable wear and tear excepted."
+    ),
     h("Article V Assignment and Subletting"),
-    h("Section 5.1 Assignment, Subletting and Transfer of Tenant's Interest in the Premises Without the Prior Written Consent of Landlord"),
-    p("Tenant shall not assign this Lease, sublet all or any part of the Premises, or otherwise transfer any interest in this Lease without the prior written consent of Landlord. Any attempted transfer without such consent shall be void and shall constitute a default under this Lease. A change in control of Tenant shall be deemed an assignment for purposes of this Section. Landlord's consent to one transfer shall not be deemed a consent to any subsequent transfer."),
+    h(
+        "Section 5.1 Assignment, Subletting and Transfer of Tenant's Interest in the Premises Without the Prior Written Consent of Landlord"
+    ),
+    p(
+        "Tenant shall not assign this Lease, sublet all or any part of the Premises, or otherwise transfer any interest in this Lease without the prior written consent of Landlord. Any attempted transfer without such consent shall be void and shall constitute a default under this Lease. A change in control of Tenant shall be deemed an assignment for purposes of this Section. Landlord's consent to one transfer shall not be deemed a consent to any subsequent transfer."
+    ),
 ]
 
 PAGE4: list[Block] = [
     h("Article VI Default and Remedies"),
     h("Section 6.1 Events of Default"),
-    p("Each of the following shall constitute an Event of Default by Tenant: (a) failure to pay any installment of Rent within five (5) days after the date due; (b) failure to perform any other obligation under this Lease within thirty (30) days after written notice from Landlord; (c) the filing of a petition in bankruptcy by or against Tenant that is not dismissed within sixty (60) days; and (d) the abandonment of the Premises for a period of more than thirty (30) consecutive days."),
-    p("If a non-monetary default cannot reasonably be cured within thirty (30) days, Tenant shall not be in default so long as it commences the cure within such period and diligently prosecutes the cure to completion. In no event shall such extended cure period exceed ninety (90) days in the aggregate."),
+    p(
+        "Each of the following shall constitute an Event of Default by Tenant: (a) failure to pay any installment of Rent within five (5) days after the date due; (b) failure to perform any other obligation under this Lease within thirty (30) days after written notice from Landlord; (c) the filing of a petition in bankruptcy by or against Tenant that is not dismissed within sixty (60) days; and (d) the abandonment of the Premises for a period of more than thirty (30) consecutive days."
+    ),
+    p(
+        "If a non-monetary default cannot reasonably be cured within thirty (30) days, Tenant shall not be in default so long as it commences the cure within such period and diligently prosecutes the cure to completion. In no event shall such extended cure period exceed ninety (90) days in the aggregate."
+    ),
     h("Section 6.2 Landlord's Remedies"),
-    p("Upon the occurrence of an Event of Default, Landlord may, at its option and without further notice, terminate this Lease by written notice to Tenant, re-enter the Premises and remove all persons and property therefrom. Alternatively, Landlord may continue this Lease in effect and recover Rent as it becomes due. In either case, Tenant shall remain liable for all damages incurred by Landlord, including reasonable attorneys' fees, brokerage commissions and the cost of preparing the Premises for reletting. Landlord shall use reasonable efforts to mitigate its damages."),
+    p(
+        "Upon the occurrence of an Event of Default, Landlord may, at its option and without further notice, terminate this Lease by written notice to Tenant, re-enter the Premises and remove all persons and property therefrom. Alternatively, Landlord may continue this Lease in effect and recover Rent as it becomes due. In either case, Tenant shall remain liable for all damages incurred by Landlord, including reasonable attorneys' fees, brokerage commissions and the cost of preparing the Premises for reletting. Landlord shall use reasonable efforts to mitigate its damages."
+    ),
     h("Section 6.3 Late Charges"),
-    p("Any installment of Rent not received by Landlord within five (5) days after its due date shall bear a late charge equal to five percent (5%) of the overdue amount. The parties agree that such late charge represents a fair and reasonable estimate of the costs Landlord will incur by reason of late payment. Acceptance of a late charge shall not constitute a waiver of Tenant's default with respect to the overdue amount."),
+    p(
+        "Any installment of Rent not received by Landlord within five (5) days after its due date shall bear a late charge equal to five percent (5%) of the overdue amount. The parties agree that such late charge represents a fair and reasonable estimate of the costs Landlord will incur by reason of late payment. Acceptance of a late charge shall not constitute a waiver of Tenant's default with respect to the overdue amount."
+    ),
 ]
 
 LEFT_COLUMN: list[Block] = [
     h("Section 7.1 Notices"),
-    p("All notices under this Lease shall be in writing and delivered by hand, by certified mail or by a nationally recognized overnight courier to the addresses set forth on the signature page. Notices shall be deemed given upon delivery or refusal of delivery."),
+    p(
+        "All notices under this Lease shall be in writing and delivered by hand, by certified mail or by a nationally recognized overnight courier to the addresses set forth on the signature page. Notices shall be deemed given upon delivery or refusal of delivery."
+    ),
     h("Section 7.2 Governing Law"),
-    p("This Lease shall be governed by and construed in accordance with the laws of the State of Delaware, without regard to its conflict of laws principles. The parties submit to the exclusive jurisdiction of the state courts located in New Castle County."),
+    p(
+        "This Lease shall be governed by and construed in accordance with the laws of the State of Delaware, without regard to its conflict of laws principles. The parties submit to the exclusive jurisdiction of the state courts located in New Castle County."
+    ),
 ]
 
 RIGHT_COLUMN: list[Block] = [
     h("Section 7.3 Severability"),
-    p("If any provision of this Lease is held invalid or unenforceable, the remaining provisions shall continue in full force and effect. The invalid provision shall be reformed to the minimum extent necessary to make it enforceable."),
+    p(
+        "If any provision of this Lease is held invalid or unenforceable, the remaining provisions shall continue in full force and effect. The invalid provision shall be reformed to the minimum extent necessary to make it enforceable."
+    ),
     h("Section 7.4 Entire Agreement"),
-    p("This Lease, including its exhibits, contains the entire agreement between the parties and supersedes all prior negotiations and understandings. No amendment shall be binding unless it is in writing and signed by both Landlord and Tenant."),
+    p(
+        "This Lease, including its exhibits, contains the entire agreement between the parties and supersedes all prior negotiations and understandings. No amendment shall be binding unless it is in writing and signed by both Landlord and Tenant."
+    ),
 ]
 
 
@@ -311,9 +370,11 @@ def make_scan_like(path: Path) -> None:
     c = new_canvas(path, "Services Agreement", "KruschNexus fixture: scan-like")
     c.setFont(*HEAD)
     c.drawString(MARGIN, TOP, "Section 1 Scope of Services")
-    text = ("Contractor shall provide the services described in Schedule A in a professional and workmanlike manner. "
-            "All work shall comply with applicable laws, codes and industry standards. "
-            "The signature page that follows was scanned and contains no text layer.")
+    text = (
+        "Contractor shall provide the services described in Schedule A in a professional and workmanlike manner. "
+        "All work shall comply with applicable laws, codes and industry standards. "
+        "The signature page that follows was scanned and contains no text layer."
+    )
     c.setFont(*BODY)
     for i, ln in enumerate(simpleSplit(text, BODY[0], BODY[1], BODY_W)):
         c.drawString(MARGIN, TOP - 20 - i * LEAD, ln)

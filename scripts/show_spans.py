@@ -21,7 +21,8 @@ def main() -> None:
             if n >= args.limit:
                 break
             print(f"[{n + 1}] {hit.citation}")
-            print(f"    section {hit.section}  chars [{hit.char_start}:{hit.char_end})  {len(hit.boxes or [])} line box(es)  bbox {hit.bbox}")
+            where = f"chars [{hit.char_start}:{hit.char_end})  {len(hit.boxes or [])} line box(es)  bbox {hit.bbox}"
+            print(f"    section {hit.section}  {where}")
             print(textwrap.indent(textwrap.shorten(hit.text, 300), "    "))
             print()
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,11 +32,16 @@ def _isolate_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def nexus_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This run's data folder (never the user's)."""
-    home = tmp_path_factory.mktemp("nexus-home")
+def nexus_home() -> Iterator[Path]:
+    """This run's data folder (never the user's), removed at the end.
+
+    Not under pytest's basetemp: pytest prunes old basetemps at start, which would pull the data folder
+    from under a server still used by a concurrent run.
+    """
+    home = Path(tempfile.mkdtemp(prefix="nexus-test-"))
     home.chmod(0o755)
-    return home
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,8 @@ def check_workspace_name(name: str) -> str:
     """
     if not _WORKSPACE.match(name):
         raise ConfigError(
-            f"invalid workspace name {name!r}: use 1-63 characters a-z, 0-9, '_' or '-', starting with a letter or digit"
+            f"invalid workspace name {name!r}: use 1-63 characters a-z, 0-9, '_' or '-',"
+            " starting with a letter or digit"
         )
     return name
 

@@ -47,7 +47,11 @@ def run_checks(
         _check_workspaces(store, embedder, report)
     tesseract = shutil.which("tesseract")
     report.checks.append(
-        Check("tesseract", tesseract is not None, tesseract or "not found: OCR of scanned pages needs apt package tesseract-ocr")
+        Check(
+            "tesseract",
+            tesseract is not None,
+            tesseract or "not found: OCR of scanned pages needs apt package tesseract-ocr",
+        )
     )
     _check_disk(settings, report)
     return report

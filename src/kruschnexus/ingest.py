@@ -144,7 +144,9 @@ class Ingester:
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
                 self._write_pages(writer, digest, source.pages(), result, tick)
         if result.needs_ocr:
-            result.reason = f"{len(result.needs_ocr)} page(s) have no text layer and need OCR: {_ranges(result.needs_ocr)}"
+            result.reason = (
+                f"{len(result.needs_ocr)} page(s) have no text layer and need OCR: {_ranges(result.needs_ocr)}"
+            )
         return result
 
     def _write_pages(
@@ -175,7 +177,10 @@ class Ingester:
         if not pending:
             return 0
         vectors = self.embedder.embed([embedding_text(chunk) for chunk, _ in pending])
-        rows = [self._span_row(doc_id, chunk, ordinal, vector) for (chunk, ordinal), vector in zip(pending, vectors, strict=True)]
+        rows = [
+            self._span_row(doc_id, chunk, ordinal, vector)
+            for (chunk, ordinal), vector in zip(pending, vectors, strict=True)
+        ]
         writer.spans(rows)
         return len(rows)
 

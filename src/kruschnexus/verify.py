@@ -73,8 +73,8 @@ def _verify_document(
         return
     stored_pages = {int(p["page_number"]): p for p in store.pages(workspace, doc_id)}
     spans_by_page: dict[int, list[Mapping[str, Any]]] = {}
-    for span in store.document_spans(workspace, doc_id):
-        spans_by_page.setdefault(int(span["page_number"]), []).append(span)
+    for row in store.document_spans(workspace, doc_id):
+        spans_by_page.setdefault(int(row["page_number"]), []).append(row)
     try:
         with open_source(path) as source:
             if source.page_count != len(stored_pages):
@@ -89,25 +89,25 @@ def _verify_document(
                     continue
                 for span in spans_by_page.get(number, []):
                     report.spans += 1
-                    _verify_span(page.text, page.line_rects, span, lambda what, n=number: miss(n, what))
+                    problem = _check_span(page.text, page.line_rects, span)
+                    if problem is not None:
+                        miss(number, problem)
     except ParseError as exc:
         miss(exc.page, f"cannot re-read the original: {exc.reason}")
 
 
-def _verify_span(
-    text: str,
-    line_rects: Callable[[int, int], list[tuple[float, float, float, float]]],
-    span: Mapping[str, Any],
-    miss: Callable[[str], None],
-) -> None:
+def _check_span(
+    text: str, line_rects: Callable[[int, int], list[tuple[float, float, float, float]]], span: Mapping[str, Any]
+) -> str | None:
+    """What is wrong with one stored span against a fresh page, or ``None``."""
     start, end = int(span["char_start"]), int(span["char_end"])
     label = f"span {span['ordinal']} [{start}:{end}]"
     if text[start:end] != span["text"]:
-        miss(f"{label}: text is not page_text[{start}:{end}]")
-        return
+        return f"{label}: text is not page_text[{start}:{end}]"
     expected = [list(to_xywh(r)) for r in line_rects(start, end)]
     stored = span["boxes"] or []
     if len(expected) != len(stored) or any(
         abs(a - b) > BOX_TOLERANCE for e, s in zip(expected, stored, strict=False) for a, b in zip(e, s, strict=True)
     ):
-        miss(f"{label}: boxes differ from the re-derived line boxes")
+        return f"{label}: boxes differ from the re-derived line boxes"
+    return None

@@ -22,7 +22,10 @@ def _boxes(raw: Any) -> list[list[float]] | None:
 
 
 def hit_from_row(
-    row: Mapping[str, Any], score: float | None = None, reasons: Sequence[str] = (), confidence: float | None = None
+    row: Mapping[str, Any],
+    score: float | None = None,
+    reasons: Sequence[str] = (),
+    confidence: float | None = None,
 ) -> Hit:
     """A stored span row (see ``store.queries.SELECT_SPANS``) as a v1 hit."""
     bbox = row["bbox"]

@@ -19,7 +19,14 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def test_ingest_json_export_verify(workspace: str) -> None:
-    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), str(FIXTURES / "empty.pdf"), "-w", workspace, "--json")
+    code, out = run(
+        "ingest",
+        str(FIXTURES / "sample_contract.pdf"),
+        str(FIXTURES / "empty.pdf"),
+        "-w",
+        workspace,
+        "--json",
+    )
     assert code == 0, out
     report = json.loads(out.strip().splitlines()[-1])
     statuses = {f["path"].rsplit("/", 1)[-1]: f["status"] for f in report["files"]}

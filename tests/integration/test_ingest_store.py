@@ -101,7 +101,10 @@ def test_folder_walk_skips_unsupported_without_failing(corpus: Corpus, tmp_path:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "lig.pdf").write_bytes((FIXTURES / "ligatures.pdf").read_bytes())
     results = corpus.ingest([tmp_path])
-    assert sorted((Path(r.path).name, r.status) for r in results) == [("lig.pdf", "ingested"), ("readme.xyz", "skipped")]
+    assert sorted((Path(r.path).name, r.status) for r in results) == [
+        ("lig.pdf", "ingested"),
+        ("readme.xyz", "skipped"),
+    ]
 
 
 def test_scanned_page_is_reported_not_failed(corpus: Corpus) -> None:
@@ -185,6 +188,4 @@ def _encrypt(source: Path, target: Path) -> None:
 def test_database_constraints_hold(corpus: Corpus) -> None:
     corpus.ingest([FIXTURES / "ligatures.pdf"])
     with pytest.raises(psycopg.errors.CheckViolation):
-        corpus.store.conn.execute(
-            "UPDATE spans SET char_end = char_start WHERE workspace = %s", (corpus.workspace,)
-        )
+        corpus.store.conn.execute("UPDATE spans SET char_end = char_start WHERE workspace = %s", (corpus.workspace,))

@@ -105,8 +105,11 @@ def header_of(text: str, kind: BlockKind) -> str:
     flat = _SPACES.sub(" ", text).strip()
     if kind == BlockKind.HEADING:
         return flat
-    m = _SENTENCE_END.search(flat, 3)
-    head = flat[: m.end()] if m and m.end() <= HEADER_CHARS else flat
+    end = next(
+        (m.end() for m in _SENTENCE_END.finditer(flat, 3) if not _is_abbreviation(flat, 0, m.start(), numbers=True)),
+        None,
+    )
+    head = flat[:end] if end is not None and end <= HEADER_CHARS else flat
     if len(head) > HEADER_CHARS:
         cut = head.rfind(" ", 0, HEADER_CHARS)
         head = head[: cut if cut > 0 else HEADER_CHARS] + "…"
@@ -150,11 +153,14 @@ def _best_cut(text: str, pos: int, limit: int) -> int:
     return space if space > pos else limit
 
 
-def _is_abbreviation(text: str, lo: int, dot: int) -> bool:
+def _is_abbreviation(text: str, lo: int, dot: int, numbers: bool = False) -> bool:
+    """The dot at ``dot`` ends an abbreviation or an initial (or, with ``numbers``, a section number)."""
     if text[dot] != ".":
         return False
     k = dot
     while k > lo and not text[k - 1].isspace():
         k -= 1
     word = text[k:dot].lower().strip("(\"'")
+    if numbers and word.replace(".", "").isdigit():
+        return True
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())

@@ -17,10 +17,10 @@ _CHAPTER = re.compile(r"^(?:CHAPTER|Chapter)\s+(\d+(?:\.\d+)*)\b")
 _SECTION = re.compile(
     r"^(?:(?:SECTION|Section|SEC\.|Sec\.|§+)\s*)(\d+(?:\.\d+)*[A-Za-z]?)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=[\s.,:;—–-]|$)"
 )
-_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=\s|$)")
+_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))+(?=\s|$)|(?=\s*(?:$|[A-Z\"“(—–-])))")
 _TOP_NUMBER = re.compile(r"^(\d{1,3})\.\s+(?=[A-Z])")
 _PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$)")
-_DOT_ITEM = re.compile(r"^([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\.\s")
+_DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.\s")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 
 

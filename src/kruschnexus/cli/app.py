@@ -17,7 +17,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 def workspace_option(func: F) -> F:
     """``--workspace W`` (env ``NEXUS_WORKSPACE``)."""
     return click.option(
-        "--workspace", "-w", required=True, envvar="NEXUS_WORKSPACE", help="Workspace name (a-z, 0-9, _ and -)."
+        "--workspace",
+        "-w",
+        required=True,
+        envvar="NEXUS_WORKSPACE",
+        help="Workspace name (a-z, 0-9, _ and -).",
     )(func)
 
 

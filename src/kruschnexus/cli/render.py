@@ -57,7 +57,14 @@ def ingest_results(results: Sequence[FileResult], workspace: str) -> None:
     colors = {"ingested": "green", "unchanged": "cyan", "skipped": "yellow", "failed": "red"}
     for r in results:
         color = colors.get(r.status, "white")
-        table.add_row(Path(r.path).name, f"[{color}]{r.status}[/{color}]", str(r.pages), str(r.spans), f"{r.seconds:.1f}", r.reason)
+        table.add_row(
+            Path(r.path).name,
+            f"[{color}]{r.status}[/{color}]",
+            str(r.pages),
+            str(r.spans),
+            f"{r.seconds:.1f}",
+            r.reason,
+        )
     out.print(table)
     counts = {s: sum(1 for r in results if r.status == s) for s in colors}
     out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no files")
@@ -84,8 +91,8 @@ def verify(report: VerifyReport) -> None:
         out.print(f"[red]MISMATCH[/red] {m.source}{page}: {m.what}")
     if report.needs_ocr:
         by_doc: dict[str, list[int]] = {}
-        for source, page in report.needs_ocr:
-            by_doc.setdefault(source, []).append(page)
+        for source, number in report.needs_ocr:
+            by_doc.setdefault(source, []).append(number)
         for source, pages in by_doc.items():
             out.print(f"[yellow]needs OCR[/yellow] {source}: {len(pages)} page(s) without a text layer: {pages}")
     verdict = "[green]verified[/green]" if report.ok else f"[red]{len(report.mismatches)} mismatch(es)[/red]"
@@ -109,5 +116,10 @@ def verify_json(report: VerifyReport) -> None:
 def progress_bar() -> Progress:
     """A progress bar on stderr."""
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
     )

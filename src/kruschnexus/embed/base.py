@@ -53,6 +53,7 @@ class Embedder(abc.ABC):
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
             raise EmbedError(f"{self.model_id}: the model returned a zero or non-finite vector")
-        matrix = matrix / norms
+        unit: Vectors = (matrix / norms).astype(np.float32)
         index = {t: i for i, t in enumerate(unique)}
-        return matrix[[index[t] for t in texts]]
+        picked: Vectors = unit[[index[t] for t in texts]]
+        return picked

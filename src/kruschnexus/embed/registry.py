@@ -27,7 +27,11 @@ def _hash(_settings: Settings, arg: str) -> Embedder:
     return HashEmbedder(int(arg) if arg else 64)
 
 
-EMBEDDERS: dict[str, Callable[[Settings, str], Embedder]] = {"local": _local, "ollama": _ollama, "hash": _hash}
+EMBEDDERS: dict[str, Callable[[Settings, str], Embedder]] = {
+    "local": _local,
+    "ollama": _ollama,
+    "hash": _hash,
+}
 
 
 def make_embedder(settings: Settings) -> Embedder:

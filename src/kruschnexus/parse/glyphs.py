@@ -36,7 +36,7 @@ class Glyph:
         ch: the character as the text layer reports it (one code point).
         rect: its box in display coordinates, or ``None`` when the extractor generated it (a space or a
             line break that is not printed).
-        angle: text direction in radians, counter-clockwise, relative to the displayed page (0 = upright).
+        angle: text direction in radians, clockwise, relative to the displayed page (0 = upright).
         bold: the glyph's font is bold.
     """
 

@@ -168,4 +168,5 @@ def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Gly
             rect = transform.rect(box.left, box.bottom, box.right, box.top)
         angle = pdfium_c.FPDFText_GetCharAngle(handle, i)
         weight = pdfium_c.FPDFText_GetFontWeight(handle, i)
-        yield Glyph(ch, rect, (angle - rotation) if angle >= 0 else 0.0, weight >= 600)
+        # pdfium measures clockwise in page space; the display turns the page clockwise by /Rotate.
+        yield Glyph(ch, rect, (angle + rotation) if angle >= 0 else 0.0, weight >= 600)

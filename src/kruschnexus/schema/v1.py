@@ -26,7 +26,9 @@ class Hit(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal["1.0"] = Field(default="1.0", description="contract version")
-    citation: str = Field(description='"{source} p.{page_number} § {header}"; unpaged: "{source} {locator label} § {header}"')
+    citation: str = Field(
+        description='"{source} p.{page_number} § {header}"; unpaged: "{source} {locator label} § {header}"'
+    )
     doc_id: str = Field(description="stable id of the document version (sha256 of its bytes)")
     source: str = Field(description="the file's name as ingested")
     doc_type: str | None = Field(description="label given at ingest")
@@ -40,7 +42,9 @@ class Hit(BaseModel):
     char_end: int = Field(ge=0, description="end offset (exclusive) into the page text")
     bbox: Box | None = Field(description="union of boxes")
     boxes: list[Box] | None = Field(description="one box per line of the span")
-    match_reasons: list[str] = Field(description="dense_rank_N, sparse_rank_N, section_locator_match, phrase_match, ...")
+    match_reasons: list[str] = Field(
+        description="dense_rank_N, sparse_rank_N, section_locator_match, phrase_match, ..."
+    )
     text: str = Field(description="the span")
     score: float | None = Field(description="fused score (RRF plus capped boost); null outside a search")
     confidence: float | None = Field(ge=0.0, le=1.0, description="calibrated probability that the span is relevant")

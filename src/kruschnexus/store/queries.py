@@ -6,7 +6,8 @@ from __future__ import annotations
 from psycopg import sql
 
 INSERT_WORKSPACE = sql.SQL(
-    "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s) ON CONFLICT (name) DO NOTHING"
+    "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s)"
+    " ON CONFLICT (name) DO NOTHING"
 )
 SELECT_WORKSPACE = sql.SQL("SELECT model_id, dim FROM workspaces WHERE name = %(name)s")
 SELECT_WORKSPACES = sql.SQL(
@@ -14,7 +15,9 @@ SELECT_WORKSPACES = sql.SQL(
     " LEFT JOIN documents d ON d.workspace = w.name GROUP BY w.name ORDER BY w.name"
 )
 DELETE_WORKSPACE = sql.SQL("DELETE FROM workspaces WHERE name = %(name)s")
-SELECT_DOCUMENT = sql.SQL("SELECT source, page_count FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s")
+SELECT_DOCUMENT = sql.SQL(
+    "SELECT source, page_count FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
+)
 INSERT_DOCUMENT = sql.SQL(
     "INSERT INTO documents (workspace, doc_id, source, doc_type, kind, byte_size, page_count,"
     " extractor_version, chunker_version, model_id)"

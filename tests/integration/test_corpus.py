@@ -1,0 +1,145 @@
+"""The shared corpus of real documents, ingested once into one workspace.
+
+Every exported span must equal its page text slice; an independent extractor (pdfminer.six) must find
+exactly the span's text inside its boxes on the named documents; no span may overlap a header, footer,
+page number, stamp or margin line number; ``nexus verify`` must pass on all of it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kruschnexus import Corpus, Hit
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.ingest import FileResult
+from tests.conftest import CORPUS, needs_corpus
+from tests.independent import canonical, page_chars, text_in_boxes
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, needs_corpus]
+
+NAMED = [
+    "lease/chicago_city_lease_20221_sample.pdf",
+    "regulatory/federal_register_2020-17221.pdf",
+    "municipal/oakland_omc_8.22_art1_excerpt.pdf",
+    "court/azd_bard_ivc_mdl_remand_order.pdf",
+    "debt/ribbon_credit_agreement_2024.pdf",
+]
+FURNITURE = ("header", "footer", "page_number", "stamp", "line_number")
+
+
+class Ingested:
+    def __init__(self, corpus: Corpus, results: list[FileResult]) -> None:
+        self.corpus = corpus
+        self.results = results
+        self.hits: list[Hit] = list(corpus.export())
+        conn = corpus.store.conn
+        w = corpus.workspace
+        self.pages = {
+            (r["doc_id"], r["page_number"]): r["text"]
+            for r in conn.execute("SELECT doc_id, page_number, text FROM pages WHERE workspace = %s", (w,))
+        }
+        self.blocks: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+        for r in conn.execute("SELECT * FROM blocks WHERE workspace = %s", (w,)):
+            self.blocks[(r["doc_id"], r["page_number"])].append(r)
+
+    def hits_of(self, source: str) -> list[Hit]:
+        return [h for h in self.hits if h.source == source]
+
+
+@pytest.fixture(scope="module")
+def ingested(settings: Settings, embedder: Embedder) -> Iterator[Ingested]:
+    with Corpus(workspace="shared-corpus", settings=settings, embedder=embedder) as corpus:
+        results = corpus.ingest(sorted(CORPUS.rglob("*.pdf")))
+        yield Ingested(corpus, results)
+
+
+def test_every_pdf_ingests(ingested: Ingested) -> None:
+    failed = [(r.path, r.reason) for r in ingested.results if r.status != "ingested"]
+    assert not failed
+    scanned = {Path(r.path).name: r.needs_ocr for r in ingested.results if r.needs_ocr}
+    assert scanned["scotus_tarrant_v_herrmann_2013_pp1-2_SCANNED.pdf"] == [1, 2]
+    assert scanned["oakland_resolution_scan_page.pdf"] == [1]
+
+
+def test_every_span_is_its_page_slice_and_body_only(ingested: Ingested) -> None:
+    assert len(ingested.hits) > 1000
+    for hit in ingested.hits:
+        assert hit.page_number is not None
+        page_text = ingested.pages[(hit.doc_id, hit.page_number)]
+        assert hit.text == page_text[hit.char_start : hit.char_end]
+        assert hit.text == hit.text.strip() and hit.text
+        for block in ingested.blocks[(hit.doc_id, hit.page_number)]:
+            if block["kind"] in FURNITURE:
+                assert hit.char_end <= block["char_start"] or hit.char_start >= block["char_end"], (
+                    hit.citation,
+                    block["kind"],
+                )
+
+
+@pytest.mark.parametrize("relative", NAMED)
+def test_independent_extractor_finds_exactly_the_text_in_the_boxes(ingested: Ingested, relative: str) -> None:
+    path = CORPUS / relative
+    hits = ingested.hits_of(path.name)
+    assert hits
+    chars = page_chars(path, sorted({h.page_number for h in hits if h.page_number}))
+    wrong = []
+    for hit in hits:
+        assert hit.boxes is not None and hit.page_number is not None
+        found = canonical(text_in_boxes(chars[hit.page_number], hit.boxes))
+        if found != canonical(hit.text):
+            wrong.append((hit.citation, hit.char_start, found[:60], canonical(hit.text)[:60]))
+    assert not wrong, f"{len(wrong)} of {len(hits)} spans differ, e.g. {wrong[:3]}"
+
+
+def test_watermark_and_margin_numbers_stay_out(ingested: Ingested) -> None:
+    chicago = ingested.hits_of("chicago_city_lease_20221_sample.pdf")
+    stamps = [
+        b
+        for (doc, _), blocks in ingested.blocks.items()
+        for b in blocks
+        if doc == chicago[0].doc_id and b["kind"] == "stamp"
+    ]
+    assert stamps, "the SAMPLE watermark must be typed as a stamp"
+    bard = ingested.hits_of("azd_bard_ivc_mdl_remand_order.pdf")
+    numbers = [
+        b
+        for (doc, _), blocks in ingested.blocks.items()
+        for b in blocks
+        if doc == bard[0].doc_id and b["kind"] == "line_number"
+    ]
+    assert len(numbers) >= 28
+    for hit in bard:
+        lines = hit.text.splitlines()
+        assert not any(line.strip().isdigit() and len(line.strip()) <= 2 for line in lines), hit.text[:120]
+
+
+def test_oakland_subsection_c_is_its_own_section(ingested: Ingested) -> None:
+    hits = ingested.hits_of("oakland_omc_8.22_art1_excerpt.pdf")
+    sections = {h.section for h in hits}
+    assert "8.22.030(C)" in sections and "8.22.030" in sections
+    c_hits = [h for h in hits if h.section == "8.22.030(C)"]
+    assert all(h.text.startswith("C.") or "C." not in h.text[:3] for h in c_hits)
+    assert any("Controlled, Regulated, or Subsidized Units" in h.text for h in c_hits)
+    parent = [h for h in hits if h.section == "8.22.030"]
+    assert all("Controlled, Regulated, or Subsidized Units" not in h.text for h in parent)
+
+
+def test_three_column_page_reads_column_by_column(ingested: Ingested) -> None:
+    fr = ingested.hits_of("federal_register_2020-17221.pdf")
+    for hit in fr:
+        assert hit.boxes is not None
+        widths = [b[2] for b in hit.boxes]
+        assert max(widths) < 612 / 2, f"a span crosses columns: {hit.citation} {hit.text[:80]!r}"
+
+
+def test_verify_passes_on_the_whole_corpus(ingested: Ingested) -> None:
+    report = ingested.corpus.verify()
+    assert report.ok, report.mismatches[:5]
+    assert report.spans == len(ingested.hits)
+    assert ("scotus_tarrant_v_herrmann_2013_pp1-2_SCANNED.pdf", 1) in report.needs_ocr

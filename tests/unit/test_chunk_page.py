@@ -1,0 +1,279 @@
+"""Blocks of a hand-built page -> chunks (``chunk.chunker.chunk_page``).
+
+Pages are built the way ``layout.page`` builds them: lines joined by ``\\n``, blocks by ``\\n\\n``; every
+offset comes from that one concatenation in :func:`make_page`, so the tests never search the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.chunk.chunker import chunk_page
+from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.model import Block, BlockKind, Chunk, Line, Page, Rect
+
+CHAR_W = 5.0
+LINE_H = 10.0
+
+
+def make_page(blocks: Sequence[tuple[BlockKind, Sequence[str]]], number: int = 1) -> Page:
+    """A page whose blocks have the given kinds and lines; each printed character gets its own box."""
+    text = ""
+    rects: list[Rect | None] = []
+    lines: list[Line] = []
+    out: list[Block] = []
+    y = 72.0
+    for kind, block_lines in blocks:
+        if text:
+            text += "\n\n"
+            rects += [None, None]
+            y += LINE_H
+        start, first = len(text), len(lines)
+        for k, line in enumerate(block_lines):
+            if k:
+                text += "\n"
+                rects.append(None)
+            line_start = len(text)
+            boxes = [
+                None if ch.isspace() else (72 + i * CHAR_W, y, 72 + (i + 1) * CHAR_W, y + LINE_H)
+                for i, ch in enumerate(line)
+            ]
+            inked = [b for b in boxes if b is not None]
+            line_rect = (inked[0][0], y, max(b[2] for b in inked), y + LINE_H) if inked else (72, y, 72, y)
+            text += line
+            rects += boxes
+            lines.append(Line(line_start, len(text), line_rect))
+            y += LINE_H * 1.2
+        out.append(Block(kind, start, len(text), first, len(lines) - 1, (72, 0, 540, y)))
+    page = Page(number=number, width=612, height=792, rotation=0, text=text, char_rects=rects)
+    page.lines = lines
+    page.blocks = out
+    return page
+
+
+def block_text(page: Page, block: Block) -> str:
+    return page.text[block.start : block.end]
+
+
+def check_invariants(page: Page, chunks: Sequence[Chunk], max_chars: int) -> None:
+    """What must hold for any page: exact text, order, body-only, full coverage, boxes, size."""
+    previous_end = 0
+    for c in chunks:
+        assert c.page_number == page.number
+        assert c.text == page.text[c.start : c.end]
+        assert c.text and not c.text[0].isspace() and not c.text[-1].isspace()
+        assert previous_end <= c.start < c.end
+        assert c.end - c.start <= max_chars
+        previous_end = c.end
+        assert list(c.rects) == page.line_rects(c.start, c.end)
+        assert c.heading_path[0] == f"Page {page.number}"
+        for b in page.blocks:
+            overlaps = b.start < c.end and c.start < b.end
+            if not b.kind.is_body:
+                assert not overlaps, (c, b)
+            elif b.kind == BlockKind.FOOTNOTE and overlaps:
+                assert b.start <= c.start and c.end <= b.end  # a footnote is its own chunk
+        # Every character of a chunk is in a body block or is a separator between blocks.
+        for i in range(c.start, c.end):
+            if not page.text[i].isspace():
+                assert any(b.kind.is_body and b.start <= i < b.end for b in page.blocks)
+    covered = {i for c in chunks for i in range(c.start, c.end)}
+    for b in page.blocks:
+        if b.kind.is_body:
+            missing = [i for i in range(b.start, b.end) if not page.text[i].isspace() and i not in covered]
+            assert missing == [], (b, missing)
+
+
+def test_make_page_offsets_compose() -> None:
+    page = make_page([(BlockKind.HEADER, ["Acme Lease"]), (BlockKind.PARAGRAPH, ["one two", "three"])])
+    assert page.text == "Acme Lease\n\none two\nthree"
+    assert len(page.char_rects) == len(page.text)
+    assert [block_text(page, b) for b in page.blocks] == ["Acme Lease", "one two\nthree"]
+    assert [page.text[line.start : line.end] for line in page.lines] == ["Acme Lease", "one two", "three"]
+
+
+def lease_page() -> Page:
+    return make_page(
+        [
+            (BlockKind.HEADER, ["Commercial Lease Agreement — Acme Properties LLC"]),
+            (BlockKind.HEADING, ["Section 1. Rent"]),
+            (BlockKind.PARAGRAPH, ["Tenant shall pay rent monthly.", "Rent is due on the first day."]),
+            (BlockKind.PARAGRAPH, ["Section 2. Term. The term is five years.", "It may be renewed once."]),
+            (BlockKind.STAMP, ["DRAFT"]),
+            (BlockKind.LIST_ITEM, ["(a) Renewal needs written notice."]),
+            (BlockKind.FOOTNOTE, ["1 See the rider for renewal rent."]),
+            (BlockKind.PAGE_NUMBER, ["Page 1 of 3"]),
+        ]
+    )
+
+
+def test_lease_page_chunks() -> None:
+    page = lease_page()
+    chunks = chunk_page(page, SectionTracker(), max_chars=500)
+    check_invariants(page, chunks, 500)
+    b = page.blocks
+    spans = [(c.start, c.end) for c in chunks]
+    assert spans == [
+        (b[1].start, b[2].end),  # the heading joins its paragraph
+        (b[3].start, b[3].end),  # section 2, up to the stamp
+        (b[5].start, b[5].end),  # section 2 again after the stamp
+        (b[6].start, b[6].end),  # the footnote alone
+    ]
+    assert [c.section for c in chunks] == ["1", "2", "2(a)", "2(a)"]
+    assert [c.section_path for c in chunks] == [("1",), ("2",), ("2", "2(a)"), ("2", "2(a)")]
+    assert [c.block_kinds for c in chunks] == [
+        ("heading", "paragraph"),
+        ("paragraph",),
+        ("list_item",),
+        ("footnote",),
+    ]
+    assert chunks[0].header == "Section 1. Rent"
+    assert chunks[0].heading_path == ("Page 1", "Section 1. Rent")
+    assert chunks[1].heading_path[0] == "Page 1"
+    assert chunks[1].header.startswith("Section 2.")
+    assert chunks[3].text == "1 See the rider for renewal rent."
+
+
+def test_rects_are_one_box_per_line() -> None:
+    page = lease_page()
+    chunks = chunk_page(page, SectionTracker(), max_chars=500)
+    first = chunks[0]
+    covered_lines = [line for line in page.lines if first.start <= line.start and line.end <= first.end]
+    assert len(covered_lines) == 3  # heading line + two paragraph lines
+    assert list(first.rects) == [line.rect for line in covered_lines]
+    assert first.bbox == (
+        72.0,
+        covered_lines[0].rect[1],
+        max(r[2] for r in first.rects),
+        covered_lines[-1].rect[3],
+    )
+
+
+def test_sections_are_never_mixed_in_one_chunk() -> None:
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["Section 4.1 Rent. Tenant pays."]),
+            (BlockKind.PARAGRAPH, ["It pays on time."]),
+            (BlockKind.PARAGRAPH, ["Section 4.2 Deposit. Tenant deposits."]),
+            (BlockKind.PARAGRAPH, ["(a) The deposit is returned."]),
+        ]
+    )
+    chunks = chunk_page(page, SectionTracker(), max_chars=900)
+    check_invariants(page, chunks, 900)
+    assert [(c.section, c.text) for c in chunks] == [
+        ("4.1", "Section 4.1 Rent. Tenant pays.\n\nIt pays on time."),
+        ("4.2", "Section 4.2 Deposit. Tenant deposits."),
+        ("4.2(a)", "(a) The deposit is returned."),
+    ]
+
+
+def test_heading_only_region_joins_the_next_section() -> None:
+    page = make_page(
+        [
+            (BlockKind.HEADING, ["ARTICLE IV", "TERM"]),
+            (BlockKind.HEADING, ["Section 4.1 Initial Term"]),
+            (BlockKind.PARAGRAPH, ["The term is five years."]),
+        ]
+    )
+    chunks = chunk_page(page, SectionTracker(), max_chars=900)
+    check_invariants(page, chunks, 900)
+    assert len(chunks) == 1
+    only = chunks[0]
+    assert (only.start, only.end) == (page.blocks[0].start, page.blocks[2].end)
+    assert only.section == "4.1"
+    assert only.section_path == ("Article IV", "4.1")
+    assert only.header == "Section 4.1 Initial Term"
+    assert only.heading_path == ("Page 1", "ARTICLE IV TERM", "Section 4.1 Initial Term")
+    assert only.block_kinds == ("heading", "paragraph")
+
+
+def test_heading_at_the_end_of_a_page_is_its_own_chunk() -> None:
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["Section 4.1 Term. The term is five years."]),
+            (BlockKind.HEADING, ["Section 4.2 Renewal"]),
+            (BlockKind.PAGE_NUMBER, ["4"]),
+        ]
+    )
+    chunks = chunk_page(page, SectionTracker(), max_chars=900)
+    check_invariants(page, chunks, 900)
+    assert [(c.section, c.text) for c in chunks] == [
+        ("4.1", "Section 4.1 Term. The term is five years."),
+        ("4.2", "Section 4.2 Renewal"),
+    ]
+
+
+def test_unnumbered_heading_closes_sections() -> None:
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["Section 9.1 Notices. Notices are written."]),
+            (BlockKind.HEADING, ["EXHIBIT A"]),
+            (BlockKind.PARAGRAPH, ["Legal description of the premises."]),
+        ]
+    )
+    tracker = SectionTracker()
+    chunks = chunk_page(page, tracker, max_chars=900)
+    assert [c.section for c in chunks] == ["9.1", None]
+    assert chunks[1].header == "EXHIBIT A"
+    assert chunks[1].text == "EXHIBIT A\n\nLegal description of the premises."
+    assert tracker.headers == ("EXHIBIT A",)
+
+
+def test_tracker_carries_sections_across_pages() -> None:
+    tracker = SectionTracker()
+    chunk_page(make_page([(BlockKind.PARAGRAPH, ["Section 3.2 Use. Tenant uses."])]), tracker, 900)
+    page2 = make_page([(BlockKind.PARAGRAPH, ["continued text of the use clause."])], number=2)
+    chunks = chunk_page(page2, tracker, 900)
+    assert [(c.page_number, c.section, c.heading_path) for c in chunks] == [(2, "3.2", ("Page 2", "Section 3.2 Use."))]
+
+
+def test_long_region_is_windowed() -> None:
+    sentence = "Tenant shall keep the premises clean and in good repair."
+    page = make_page([(BlockKind.PARAGRAPH, [sentence] * 6)])
+    chunks = chunk_page(page, SectionTracker(), max_chars=120)
+    check_invariants(page, chunks, 120)
+    assert len(chunks) > 1
+    assert all(c.text.endswith(".") for c in chunks)
+
+
+def test_page_of_furniture_only_has_no_chunks() -> None:
+    page = make_page([(BlockKind.HEADER, ["Acme"]), (BlockKind.PAGE_NUMBER, ["7"]), (BlockKind.STAMP, ["VOID"])])
+    assert chunk_page(page, SectionTracker(), 900) == []
+
+
+line_text = (
+    st.one_of(
+        st.sampled_from(
+            [
+                "Section 4.1 Rent.",
+                "ARTICLE II",
+                "(a) first item.",
+                "(b) second item",
+                "1. Definitions",
+                "A. Types",
+                "Tenant shall pay rent. Landlord shall repair.",
+                "8.22.030 - Exemptions.",
+                "Page 3",
+            ]
+        ),
+        st.text(alphabet="abcdefghij ABC.;()§0123456789", min_size=1, max_size=120),
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+block_specs = st.lists(
+    st.tuples(st.sampled_from(list(BlockKind)), st.lists(line_text, min_size=1, max_size=4)), max_size=12
+)
+
+
+@given(block_specs, st.integers(20, 400))
+def test_random_pages_keep_the_invariants(specs: list[tuple[BlockKind, list[str]]], max_chars: int) -> None:
+    page = make_page(specs)
+    assert len(page.char_rects) == len(page.text)
+    for block, (_, lines) in zip(page.blocks, specs, strict=True):
+        assert block_text(page, block) == "\n".join(lines)
+    chunks = chunk_page(page, SectionTracker(), max_chars)
+    check_invariants(page, chunks, max_chars)

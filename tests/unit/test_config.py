@@ -1,0 +1,136 @@
+"""``Settings.load``: override > env ``NEXUS_*`` > ``$NEXUS_HOME/config.toml`` > default, and its errors.
+
+Every test passes ``env=`` explicitly, so the real environment never matters, and uses ``tmp_path`` as home.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from kruschnexus.config import Settings
+from kruschnexus.errors import ConfigError, PkgError
+
+DEFAULT_MAX_CHARS = Settings.__dataclass_fields__["chunk_max_chars"].default
+
+
+def write_config(home: Path, body: str) -> None:
+    (home / "config.toml").write_text(body, encoding="utf-8")
+
+
+def test_default_when_nothing_is_set(tmp_path: Path) -> None:
+    settings = Settings.load(overrides={"home": tmp_path}, env={})
+    assert settings.chunk_max_chars == DEFAULT_MAX_CHARS == 900
+    assert settings.database_url is None
+    assert settings.embedder == "local"
+    assert settings.home == tmp_path.resolve()
+    assert settings.blob_dir == tmp_path.resolve() / "blobs"
+    assert settings.pgdata == tmp_path.resolve() / "pgdata"
+
+
+def test_config_file_beats_default(tmp_path: Path) -> None:
+    write_config(tmp_path, 'chunk_max_chars = 500\nembedder = "ollama:nomic-embed-text"\n')
+    settings = Settings.load(env={"NEXUS_HOME": str(tmp_path)})
+    assert settings.chunk_max_chars == 500
+    assert settings.embedder == "ollama:nomic-embed-text"
+    assert settings.threads == 2  # untouched keys keep their default
+
+
+def test_env_beats_config_file(tmp_path: Path) -> None:
+    write_config(tmp_path, "chunk_max_chars = 500\nthreads = 3\n")
+    settings = Settings.load(env={"NEXUS_HOME": str(tmp_path), "NEXUS_CHUNK_MAX_CHARS": "700"})
+    assert settings.chunk_max_chars == 700
+    assert settings.threads == 3
+
+
+def test_override_beats_env(tmp_path: Path) -> None:
+    write_config(tmp_path, "chunk_max_chars = 500\n")
+    env = {"NEXUS_HOME": str(tmp_path), "NEXUS_CHUNK_MAX_CHARS": "700"}
+    assert Settings.load(overrides={"chunk_max_chars": 300}, env=env).chunk_max_chars == 300
+
+
+def test_none_override_and_empty_env_are_ignored(tmp_path: Path) -> None:
+    write_config(tmp_path, "chunk_max_chars = 500\n")
+    env = {"NEXUS_HOME": str(tmp_path), "NEXUS_CHUNK_MAX_CHARS": "700", "NEXUS_THREADS": ""}
+    settings = Settings.load(overrides={"chunk_max_chars": None}, env=env)
+    assert settings.chunk_max_chars == 700
+    assert settings.threads == 2
+
+
+def test_home_override_beats_env_home_and_picks_the_config_file(tmp_path: Path) -> None:
+    chosen, other = tmp_path / "chosen", tmp_path / "other"
+    chosen.mkdir()
+    other.mkdir()
+    write_config(chosen, "max_pages = 10\n")
+    write_config(other, "max_pages = 20\n")
+    settings = Settings.load(overrides={"home": chosen}, env={"NEXUS_HOME": str(other)})
+    assert settings.home == chosen.resolve()
+    assert settings.max_pages == 10
+
+
+def test_home_in_the_config_file_is_ignored(tmp_path: Path) -> None:
+    write_config(tmp_path, f'home = "{tmp_path / "elsewhere"}"\n')
+    assert Settings.load(env={"NEXUS_HOME": str(tmp_path)}).home == tmp_path.resolve()
+
+
+def test_env_strings_are_typed(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    env = {
+        "NEXUS_HOME": str(tmp_path),
+        "NEXUS_EMBED_BATCH": "8",
+        "NEXUS_DATABASE_URL": "postgresql://u@db/nexus",
+        "NEXUS_INGEST_ROOTS": os.pathsep.join([str(a), "", str(b)]),
+    }
+    settings = Settings.load(env=env)
+    assert settings.embed_batch == 8
+    assert isinstance(settings.embed_batch, int)
+    assert settings.database_url == "postgresql://u@db/nexus"
+    assert settings.ingest_roots == (a.resolve(), b.resolve())
+
+
+@pytest.mark.parametrize("raw", ["lots", "12.5", "0", "-3"])
+def test_bad_integer_in_env_names_the_setting(tmp_path: Path, raw: str) -> None:
+    with pytest.raises(ConfigError, match="chunk_max_chars") as info:
+        Settings.load(env={"NEXUS_HOME": str(tmp_path), "NEXUS_CHUNK_MAX_CHARS": raw})
+    assert raw in str(info.value)
+
+
+def test_bad_integer_in_config_file_names_the_setting(tmp_path: Path) -> None:
+    write_config(tmp_path, 'embed_batch = "many"\n')
+    with pytest.raises(ConfigError, match="embed_batch"):
+        Settings.load(env={"NEXUS_HOME": str(tmp_path)})
+
+
+def test_bad_integer_override_names_the_setting(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="threads"):
+        Settings.load(overrides={"home": tmp_path, "threads": "two"}, env={})
+
+
+def test_unknown_key_in_config_file(tmp_path: Path) -> None:
+    write_config(tmp_path, "chunk_max_char = 500\n")  # typo
+    with pytest.raises(ConfigError, match="chunk_max_char'"):
+        Settings.load(env={"NEXUS_HOME": str(tmp_path)})
+
+
+def test_unreadable_config_file(tmp_path: Path) -> None:
+    write_config(tmp_path, "chunk_max_chars = = 5\n")
+    with pytest.raises(ConfigError, match=r"config\.toml"):
+        Settings.load(env={"NEXUS_HOME": str(tmp_path)})
+
+
+def test_unknown_env_variables_are_ignored(tmp_path: Path) -> None:
+    settings = Settings.load(env={"NEXUS_HOME": str(tmp_path), "NEXUS_COLOUR": "blue", "HOME": "/nowhere"})
+    assert settings == Settings.load(overrides={"home": tmp_path}, env={})
+
+
+def test_config_error_is_a_pkg_error() -> None:
+    assert issubclass(ConfigError, PkgError)
+
+
+def test_settings_are_frozen(tmp_path: Path) -> None:
+    settings = Settings.load(overrides={"home": tmp_path}, env={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.threads = 4  # type: ignore[misc]

@@ -1,0 +1,134 @@
+"""The wire contract and the public surface: schema golden file, exports, import layering."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kruschnexus
+from kruschnexus.schema.v1 import Hit, json_schema_text
+
+SRC = Path(kruschnexus.__file__).resolve().parent
+GOLDEN = SRC / "schema" / "hit.v1.json"
+
+
+def test_committed_json_schema_matches_the_model() -> None:
+    if os.environ.get("NEXUS_REGEN_GOLDEN") == "1":
+        GOLDEN.write_text(json_schema_text(), encoding="utf-8")
+    assert GOLDEN.read_text(encoding="utf-8") == json_schema_text(), "run scripts/gen_schema.py and review the diff"
+
+
+def test_regen_flag_is_off() -> None:
+    assert os.environ.get("NEXUS_REGEN_GOLDEN") != "1", "NEXUS_REGEN_GOLDEN must not be set in a committed run"
+
+
+def test_schema_fields_are_the_frozen_v1_set() -> None:
+    schema = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert sorted(schema["properties"]) == sorted([
+        "schema_version", "citation", "doc_id", "source", "doc_type", "page_number", "page_label", "locator",
+        "header", "heading_path", "section", "char_start", "char_end", "bbox", "boxes", "match_reasons", "text",
+        "score", "confidence", "used_ocr",
+    ])  # fmt: skip
+    assert schema["additionalProperties"] is False
+
+
+_box = st.lists(st.floats(0, 1000, allow_nan=False), min_size=4, max_size=4)
+_hits = st.builds(
+    Hit,
+    citation=st.text(max_size=40),
+    doc_id=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    source=st.text(min_size=1, max_size=30),
+    doc_type=st.none() | st.text(max_size=10),
+    page_number=st.none() | st.integers(1, 5000),
+    page_label=st.none() | st.text(max_size=5),
+    locator=st.none() | st.fixed_dictionaries({"kind": st.just("row"), "row": st.integers(1, 100)}),
+    header=st.text(max_size=40),
+    heading_path=st.lists(st.text(max_size=20), max_size=4),
+    section=st.none() | st.text(max_size=12),
+    char_start=st.integers(0, 10_000),
+    char_end=st.integers(0, 10_000),
+    bbox=st.none() | _box,
+    boxes=st.none() | st.lists(_box, max_size=4),
+    match_reasons=st.lists(st.sampled_from(["dense_rank_1", "sparse_rank_2", "phrase_match"]), max_size=3),
+    text=st.text(max_size=200),
+    score=st.none() | st.floats(-1, 2, allow_nan=False),
+    confidence=st.none() | st.floats(0, 1),
+    used_ocr=st.booleans(),
+)
+
+
+@given(_hits)
+def test_hit_json_round_trip(hit: Hit) -> None:
+    assert Hit.model_validate_json(hit.model_dump_json()) == hit
+    assert hit.model_dump(mode="json")["schema_version"] == "1.0"
+
+
+def test_public_names_are_pinned_and_sorted() -> None:
+    assert kruschnexus.__all__ == sorted(kruschnexus.__all__, key=lambda n: (not n.isupper(), n))
+    assert set(kruschnexus.__all__) == {
+        "SCHEMA_VERSION", "ConfigError", "Corpus", "EmbedError", "Hit", "ParseError", "PkgError", "QueryError",
+        "SchemaVersionError", "Settings", "StoreError", "UnsupportedFormatError",
+    }  # fmt: skip
+    for name in kruschnexus.__all__:
+        assert getattr(kruschnexus, name).__doc__ or name == "SCHEMA_VERSION", name
+
+
+# Lower layers may not import higher ones (cli -> corpus -> ingest/verify/doctor -> stages -> model/errors/config).
+LAYERS = {
+    "schema": 0,
+    "errors": 0,
+    "model": 1,
+    "config": 1,
+    "parse": 2,
+    "layout": 3,
+    "chunk": 3,
+    "embed": 3,
+    "store": 3,
+    "extract": 4,
+    "blobs": 2,
+    "wire": 2,
+    "ingest": 5,
+    "verify": 5,
+    "doctor": 5,
+    "corpus": 6,
+    "cli": 7,
+    "__main__": 8,
+    "__init__": 8,
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "kruschnexus":
+            found.update(f"kruschnexus.{a.name}" for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kruschnexus"):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("kruschnexus"))
+    return found
+
+
+def _layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_imports_point_down_only() -> None:
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC)
+        own = rel.parts[0].removesuffix(".py")
+        assert own in LAYERS, f"add {own} to LAYERS"
+        for module in _imports(path):
+            target = _layer_of(module)
+            if target == own:
+                continue
+            assert LAYERS[target] <= LAYERS[own], f"{rel} imports {module} (upward)"
+            if own == "schema":
+                raise AssertionError(f"schema/ must import nothing from kruschnexus: {rel} imports {module}")

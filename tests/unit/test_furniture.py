@@ -1,0 +1,138 @@
+"""Page furniture (``layout.furniture``): repeated band lines, page numbers, pleading-paper line numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from kruschnexus.layout.fragments import Fragment
+from kruschnexus.layout.furniture import MIN_LINE_NUMBERS, Furniture, classify
+from kruschnexus.model import BlockKind, Rect
+
+HEADER = "Commercial Lease Agreement — Acme Properties LLC"
+PAGE_H = 792.0
+BAND = 0.1  # top band: y1 <= 79.2; bottom band: y0 >= 712.8
+
+
+def bands(n: int, header: str | None = HEADER) -> list[str]:
+    """Band text of ``n`` pages: the running header (on every page) and a page number."""
+    return [(f"{header}\n" if header else "") + f"Page {k} of {n}" for k in range(1, n + 1)]
+
+
+def frag(text: str, rect: Rect) -> Fragment:
+    return Fragment(text=text, rects=[None] * len(text), rect=rect, size=rect[3] - rect[1], bold=False)
+
+
+def test_header_on_every_page_is_repeated() -> None:
+    furniture = Furniture(bands(6))
+    assert furniture.is_repeated(HEADER)
+    assert furniture.is_repeated(f"  {HEADER}  ")  # spaces are folded
+
+
+def test_header_on_most_pages_is_repeated() -> None:
+    texts = bands(10)
+    texts[3] = "Page 4 of 10"
+    texts[7] = "Page 8 of 10"
+    assert Furniture(texts).is_repeated(HEADER)
+
+
+def test_line_on_one_page_of_many_is_not_repeated() -> None:
+    texts = bands(10, header=None)
+    texts[0] = "EXHIBIT A\n" + texts[0]
+    assert not Furniture(texts).is_repeated("EXHIBIT A")
+
+
+def test_case_variant_prefix_of_the_header_is_not_repeated() -> None:
+    furniture = Furniture(bands(6))
+    assert not furniture.is_repeated("COMMERCIAL LEASE AGREEMENT")
+
+
+def test_one_end_of_a_band_line_is_repeated() -> None:
+    """A band line split at a wide gap gives two fragments; each end counts as the repeated line."""
+    furniture = Furniture(bands(6))
+    assert furniture.is_repeated("Commercial Lease Agreement")
+    assert furniture.is_repeated("Acme Properties LLC")
+    assert not furniture.is_repeated("Lease Agreement — Acme")  # the middle is not an end
+    assert not furniture.is_repeated("Commercial Lease Agr")  # not at a word boundary
+
+
+def test_page_numbers_with_varying_digits_fold_together() -> None:
+    furniture = Furniture(bands(12))
+    assert furniture.is_repeated("Page 7 of 12")
+    assert furniture.is_repeated("Page 123 of 999")
+    assert not furniture.is_repeated("Page seven of twelve")
+
+
+def test_one_page_document_has_no_repetition() -> None:
+    furniture = Furniture([f"{HEADER}\nPage 1 of 1"])
+    assert not furniture.is_repeated(HEADER)
+    assert not furniture.is_repeated("Page 1 of 1")
+    assert not Furniture([]).is_repeated(HEADER)
+
+
+def test_short_text_is_never_repeated() -> None:
+    assert not Furniture(["ab\n7", "ab\n8", "ab\n9"]).is_repeated("ab")
+
+
+@pytest.mark.parametrize("text", ["7", "- 7 -", "Page 7", "page 12 of 40", "7 / 40", "iv", "— 3 —"])
+@pytest.mark.parametrize("where", ["top", "bottom"])
+def test_page_number_in_a_band(text: str, where: str) -> None:
+    y = 40.0 if where == "top" else 750.0
+    kinds = classify([frag(text, (300, y, 320, y + 10))], PAGE_H, BAND, Furniture([]))
+    assert kinds == [BlockKind.PAGE_NUMBER]
+
+
+def test_page_number_shape_in_the_body_is_body_text() -> None:
+    kinds = classify([frag("7", (300, 400, 306, 410))], PAGE_H, BAND, Furniture([]))
+    assert kinds == [None]
+
+
+def test_repeated_band_lines_are_header_and_footer() -> None:
+    furniture = Furniture(bands(6) + ["Confidential — do not copy"] * 6)
+    frags = [
+        frag(HEADER, (72, 30, 400, 40)),
+        frag("Tenant shall pay rent.", (72, 300, 300, 310)),
+        frag("Confidential — do not copy", (72, 750, 300, 760)),
+        frag("A line in the top band that never repeats", (72, 50, 400, 60)),
+    ]
+    kinds = classify(frags, PAGE_H, BAND, furniture)
+    assert kinds == [BlockKind.HEADER, None, BlockKind.FOOTER, None]
+
+
+def test_repeated_text_outside_the_bands_is_body() -> None:
+    furniture = Furniture(bands(6))
+    kinds = classify([frag(HEADER, (72, 300, 400, 310))], PAGE_H, BAND, furniture)
+    assert kinds == [None]
+
+
+def pleading_page(numbers: int, number_x: tuple[float, float] = (40, 52)) -> list[Fragment]:
+    frags = [frag(str(k), (number_x[0], 100 + 24 * k, number_x[1], 110 + 24 * k)) for k in range(1, numbers + 1)]
+    frags += [
+        frag("Plaintiff alleges as follows:", (72, 124, 400, 134)),
+        frag("The defendant breached the lease.", (72, 148, 420, 158)),
+    ]
+    return frags
+
+
+def test_pleading_paper_line_numbers() -> None:
+    frags = pleading_page(MIN_LINE_NUMBERS + 3)
+    kinds = classify(frags, PAGE_H, BAND, Furniture([]))
+    numbers = MIN_LINE_NUMBERS + 3
+    assert kinds[:numbers] == [BlockKind.LINE_NUMBER] * numbers
+    assert kinds[numbers:] == [None, None]
+
+
+def test_too_few_margin_numbers_are_body() -> None:
+    assert MIN_LINE_NUMBERS == 5
+    frags = pleading_page(4)
+    assert classify(frags, PAGE_H, BAND, Furniture([])) == [None] * len(frags)
+
+
+def test_numbers_right_of_the_body_edge_are_not_line_numbers() -> None:
+    """Small integers in a table column are data, not margin line numbers."""
+    frags = pleading_page(8, number_x=(450, 460))
+    assert classify(frags, PAGE_H, BAND, Furniture([])) == [None] * len(frags)
+
+
+def test_margin_numbers_without_body_text_are_not_line_numbers() -> None:
+    frags = pleading_page(8)[:8]
+    assert classify(frags, PAGE_H, BAND, Furniture([])) == [None] * 8

@@ -1,0 +1,260 @@
+"""Legal section markers and the section tree (``chunk.sections``).
+
+``parse_marker`` is table-driven from ``cases/sections.json``; the tracker is walked through real
+numbering patterns (Oakland municipal code, an article/section contract, a numbered contract).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.chunk.sections import Marker, SectionTracker, is_within, item_type, parse_marker
+
+CASES = json.loads((Path(__file__).parent / "cases" / "sections.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[repr(c["text"]) for c in CASES])
+def test_parse_marker(case: dict[str, object]) -> None:
+    marker = parse_marker(str(case["text"]))
+    if case["kind"] is None:
+        assert marker is None
+    else:
+        assert marker == Marker(str(case["kind"]), str(case["value"]), tuple(case["extra"]))  # type: ignore[arg-type]
+
+
+def test_cases_file_is_well_formed() -> None:
+    assert len(CASES) >= 20
+    assert all(set(c) == {"text", "kind", "value", "extra"} for c in CASES)
+    assert any(c["kind"] is None for c in CASES)
+    assert {c["kind"] for c in CASES} >= {"section", "article", "number", "item", None}
+
+
+@pytest.mark.parametrize(
+    ("label", "previous", "expected"),
+    [
+        ("3", None, "digit"),
+        ("12", "11", "digit"),
+        ("a", None, "lower"),
+        ("c", "b", "lower"),
+        ("c", None, "lower"),
+        ("A", None, "upper"),
+        ("C", "B", "upper"),
+        ("C", None, "upper"),
+        ("i", None, "roman"),
+        ("i", "b", "roman"),
+        ("ii", "i", "roman"),
+        ("iv", None, "roman"),
+        ("v", "iv", "roman"),
+        ("x", None, "roman"),
+        ("i", "h", "lower"),
+        ("v", "u", "lower"),
+        ("x", "w", "lower"),
+        ("j", "i", "lower"),
+        ("I", None, "upper_roman"),
+        ("IV", None, "upper_roman"),
+        ("I", "H", "upper"),
+    ],
+)
+def test_item_type(label: str, previous: str | None, expected: str) -> None:
+    assert item_type(label, previous) == expected
+
+
+@pytest.mark.parametrize(
+    ("section", "ancestor", "expected"),
+    [
+        ("8.22.030(C)", "8.22", True),
+        ("8.22.030(C)", "8.22.030", True),
+        ("8.22.030(C)", "8.22.030(C)", True),
+        ("8.22", "8.22", True),
+        ("4.2(b)(i)", "4.2(b)", True),
+        ("8.22", "8.22.030(C)", False),
+        ("8.221", "8.22", False),
+        ("8.22.030", "8.22.03", False),
+        ("4.2", "4.1", False),
+        ("Article IV", "Article I", False),
+        ("12", "1", False),
+    ],
+)
+def test_is_within(section: str, ancestor: str, expected: bool) -> None:
+    assert is_within(section, ancestor) is expected
+
+
+def walk(tracker: SectionTracker, text: str) -> str | None:
+    """Open the marker that starts ``text`` (it must have one); return the innermost section."""
+    marker = parse_marker(text)
+    assert marker is not None, text
+    tracker.open(marker, text)
+    return tracker.section
+
+
+def path(tracker: SectionTracker) -> tuple[str, ...]:
+    """The open section ids (a call, so the type checker does not pin the value between steps)."""
+    return tracker.section_path
+
+
+def headers(tracker: SectionTracker) -> tuple[str, ...]:
+    return tracker.headers
+
+
+def test_fresh_tracker_is_empty() -> None:
+    tracker = SectionTracker()
+    assert tracker.section is None
+    assert path(tracker) == ()
+    assert tracker.headers == ()
+
+
+def test_oakland_municipal_code_pattern() -> None:
+    tracker = SectionTracker()
+    assert walk(tracker, "Chapter 8.22 - RESIDENTIAL RENT ADJUSTMENT PROGRAM") == "8.22"
+    blocks = [
+        "8.22.030 - Exemptions.",
+        "A. Types of Dwelling Units Exempt. The following dwelling units are not covered units:",
+        "1. Dwelling units whose rents are controlled by a government unit;",
+        "2. Dwelling units in hotels rented to transient guests;",
+        "B. Exemption Procedures.",
+        "1. Owners may petition for an exemption:",
+        "a. by filing a petition;",
+        "b. by paying the fee.",
+        "C. Burden of Proof. The owner bears the burden.",
+    ]
+    ids = [walk(tracker, text) for text in blocks]
+    assert ids == [
+        "8.22.030",
+        "8.22.030(A)",
+        "8.22.030(A)(1)",
+        "8.22.030(A)(2)",
+        "8.22.030(B)",
+        "8.22.030(B)(1)",
+        "8.22.030(B)(1)(a)",
+        "8.22.030(B)(1)(b)",
+        "8.22.030(C)",
+    ]
+    assert path(tracker) == ("8.22", "8.22.030", "8.22.030(C)")
+    assert tracker.headers == (
+        "Chapter 8.22 - RESIDENTIAL RENT ADJUSTMENT PROGRAM",
+        "8.22.030 - Exemptions.",
+        "C. Burden of Proof. The owner bears the burden.",
+    )
+    # The next section of the chapter closes 8.22.030 and its items but not the chapter.
+    assert walk(tracker, "8.22.040 - Notice to tenants.") == "8.22.040"
+    assert path(tracker) == ("8.22", "8.22.040")
+
+
+def test_contract_articles_sections_and_items() -> None:
+    tracker = SectionTracker()
+    texts = [
+        "Article IV",
+        "Section 4.1 Rent.",
+        "Section 4.2 Late charges.",
+        "(a)",
+        "(b)",
+        "(i)",
+        "(ii)",
+        "(c)",
+    ]
+    ids = [walk(tracker, t) for t in texts]
+    assert ids == ["Article IV", "4.1", "4.2", "4.2(a)", "4.2(b)", "4.2(b)(i)", "4.2(b)(ii)", "4.2(c)"]
+    assert path(tracker) == ("Article IV", "4.2", "4.2(c)")
+    # A new article closes every section of the previous one.
+    assert walk(tracker, "ARTICLE V") == "Article V"
+    assert path(tracker) == ("Article V",)
+
+
+def test_letter_run_through_i_stays_letters() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "Section 5.1 Default.")
+    ids = [walk(tracker, t) for t in ["(g) text", "(h) text", "(i) text", "(j) text"]]
+    assert ids == ["5.1(g)", "5.1(h)", "5.1(i)", "5.1(j)"]
+    assert path(tracker) == ("5.1", "5.1(j)")
+
+
+def test_roman_under_letter_when_i_does_not_follow_h() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "Section 5.1 Default.")
+    walk(tracker, "(a) text")
+    assert walk(tracker, "(i) text") == "5.1(a)(i)"
+    assert walk(tracker, "(ii) text") == "5.1(a)(ii)"
+    assert walk(tracker, "(b) text") == "5.1(b)"
+
+
+def test_numbered_contract_top_numbers_are_siblings() -> None:
+    tracker = SectionTracker()
+    assert walk(tracker, "1. Definitions") == "1"
+    assert walk(tracker, '1.1 "Affiliate" means any entity') == "1.1"
+    assert path(tracker) == ("1", "1.1")
+    assert walk(tracker, "1.2 Other terms") == "1.2"
+    assert path(tracker) == ("1", "1.2")
+    assert walk(tracker, "2. Term") == "2"
+    assert path(tracker) == ("2",)
+    assert walk(tracker, "2.1 Initial term") == "2.1"
+    assert path(tracker) == ("2", "2.1")
+
+
+def test_section_with_written_sub_items() -> None:
+    tracker = SectionTracker()
+    assert walk(tracker, "7.1(a)(iv) text") == "7.1(a)(iv)"
+    assert path(tracker) == ("7.1", "7.1(a)", "7.1(a)(iv)")
+
+
+def test_title_closes_open_sections() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "Article IV")
+    walk(tracker, "Section 4.1 Rent.")
+    walk(tracker, "(a) text")
+    tracker.title("EXHIBIT A")
+    assert tracker.section is None
+    assert path(tracker) == ()
+    assert tracker.headers == ("EXHIBIT A",)
+    # A title stays the outermost heading of the article that follows it.
+    walk(tracker, "Article V")
+    assert path(tracker) == ("Article V",)
+    assert headers(tracker) == ("EXHIBIT A", "Article V")
+    tracker.title("EXHIBIT B")
+    assert headers(tracker) == ("EXHIBIT B",)
+
+
+MARKER_TEXTS = [
+    "Article IV",
+    "ARTICLE 5",
+    "Chapter 8.22",
+    "Section 4.1",
+    "Section 4.2",
+    "8.22.030 - Exemptions.",
+    "8.22.040 - Notice.",
+    "7.1(a) text",
+    "1. Definitions",
+    "2. Term",
+    "1.1 Text",
+    "(a) text",
+    "(b) text",
+    "(h) text",
+    "(i) text",
+    "(ii) text",
+    "A. text",
+    "B. text",
+    "a. text",
+    "3. the landlord",
+]
+
+
+@given(st.lists(st.sampled_from([*MARKER_TEXTS, None]), max_size=30))
+def test_section_path_is_a_chain(texts: list[str | None]) -> None:
+    """Whatever the order of markers, each open id lies within the one before it (articles aside)."""
+    tracker = SectionTracker()
+    for text in texts:
+        if text is None:
+            tracker.title("A TITLE")
+        else:
+            walk(tracker, text)
+        path = tracker.section_path
+        assert tracker.section == (path[-1] if path else None)
+        assert len(tracker.headers) >= len(path)
+        for outer, inner in itertools.pairwise(path):
+            assert outer != inner
+            assert outer.startswith("Article ") or is_within(inner, outer), path
