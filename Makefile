@@ -35,8 +35,8 @@ unit: $(STAMP)
 fixtures: $(STAMP)
 	$(PY) scripts/make_fixtures.py
 
-schema: $(STAMP)
-	$(PY) scripts/gen_schema.py
+docs: $(STAMP)
+	$(PY) scripts/gen_docs.py
 
 bench: $(STAMP)
 	$(PY) bench/ingest.py

@@ -20,7 +20,7 @@ GOLDEN = SRC / "schema" / "hit.v1.json"
 def test_committed_json_schema_matches_the_model() -> None:
     if os.environ.get("NEXUS_REGEN_GOLDEN") == "1":
         GOLDEN.write_text(json_schema_text(), encoding="utf-8")
-    assert GOLDEN.read_text(encoding="utf-8") == json_schema_text(), "run scripts/gen_schema.py and review the diff"
+    assert GOLDEN.read_text(encoding="utf-8") == json_schema_text(), "run scripts/gen_docs.py and review the diff"
 
 
 def test_regen_flag_is_off() -> None:

@@ -1,6 +1,6 @@
 """Hit schema v1.0: one cited span. Frozen; additive changes bump the minor version.
 
-``hit.v1.json`` beside this file is generated from :class:`Hit` (``python scripts/gen_schema.py``) and a
+``hit.v1.json`` beside this file is generated from :class:`Hit` (``python scripts/gen_docs.py``) and a
 golden test fails on any difference.
 """
 

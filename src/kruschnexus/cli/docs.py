@@ -1,0 +1,22 @@
+"""The command-line reference page, rendered from the commands' own help (``docs/cli.md``)."""
+
+from __future__ import annotations
+
+import click
+
+from kruschnexus.cli.app import cli
+
+
+def render() -> str:
+    """The page: the root help, then each command's help, in name order."""
+    parts = [
+        "# Command line reference\n",
+        "Generated from the commands' own help by `python scripts/gen_docs.py`; do not edit by hand.\n",
+    ]
+    root = click.Context(cli, info_name="nexus", terminal_width=88, max_content_width=88)
+    parts.append(f"```\n{cli.get_help(root)}\n```\n")
+    for name in sorted(cli.commands):
+        command = cli.commands[name]
+        ctx = click.Context(command, info_name=name, parent=root, terminal_width=88, max_content_width=88)
+        parts.append(f"## nexus {name}\n\n```\n{command.get_help(ctx)}\n```\n")
+    return "\n".join(parts)
