@@ -41,6 +41,9 @@ class Settings:
         max_file_bytes: files larger than this are refused. Env ``NEXUS_MAX_FILE_BYTES``.
         max_pages: documents with more pages are refused. Env ``NEXUS_MAX_PAGES``.
         ingest_roots: folders servers may read files from. Env ``NEXUS_INGEST_ROOTS`` (``os.pathsep``-separated).
+        rrf_k: the k of Reciprocal Rank Fusion. Env ``NEXUS_RRF_K``.
+        section_boost: added to spans in a section the query names; capped at 0.12. Env ``NEXUS_SECTION_BOOST``.
+        floor: override of the embedding model's similarity floor. Env ``NEXUS_FLOOR``.
     """
 
     home: Path = field(default_factory=_default_home)
@@ -53,6 +56,9 @@ class Settings:
     max_file_bytes: int = 200 * 1024 * 1024
     max_pages: int = 5000
     ingest_roots: tuple[Path, ...] = ()
+    rrf_k: int = 60
+    section_boost: float = 0.12
+    floor: float | None = None
 
     @property
     def blob_dir(self) -> Path:
@@ -105,6 +111,11 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return Path(str(raw)).expanduser().resolve()
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")
+        if name in ("section_boost", "floor"):
+            number = float(raw)
+            if not -1.0 <= number <= 1.0:
+                raise ValueError("must be between -1 and 1")
+            return number
         if isinstance(default, int):
             value = int(raw)
             if value <= 0:

@@ -14,7 +14,9 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError
 from kruschnexus.ingest import FileResult, Ingester, Progress
-from kruschnexus.schema.v1 import Hit
+from kruschnexus.retrieve.fusion import FusionSettings
+from kruschnexus.retrieve.search import SearchOutcome, run_search
+from kruschnexus.schema.v1 import ExplainTrace, Hit
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.verify import VerifyReport, verify_workspace
@@ -102,6 +104,39 @@ class Corpus:
         """Ingest files and folders into this workspace; returns one result per file."""
         ingester = Ingester(self.store, self.embedder, self.settings, self.workspace)
         return ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
+
+    def search(self, query: str, k: int = 5) -> list[Hit]:
+        """The best spans for ``query`` (operators allowed), best first; ``[]`` when nothing clears the floor.
+
+        Raises:
+            QueryError: the query is malformed (the message names the position).
+        """
+        return self._run(query, k).hits
+
+    def explain(self, query: str, k: int = 5) -> ExplainTrace:
+        """Every candidate of ``query`` with its ranks, RRF terms, boost and why it was admitted or not."""
+        return self._run(query, k).trace
+
+    def fusion_settings(self) -> FusionSettings:
+        """RRF k, section boost and the floor in force (the model's own unless ``NEXUS_FLOOR`` is set)."""
+        floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
+        return FusionSettings(rrf_k=self.settings.rrf_k, section_boost=self.settings.section_boost, floor=floor)
+
+    def _run(self, query: str, k: int) -> SearchOutcome:
+        self._require_workspace()
+        return run_search(self.store, self.embedder, self.workspace, query, k, self.fusion_settings())
+
+    def _require_workspace(self) -> None:
+        stored = self.store.workspace(self.workspace)
+        if stored is None:
+            raise ConfigError(f"workspace {self.workspace!r} does not exist: ingest into it first")
+        if stored != (self.embedder.model_id, self.embedder.dim):
+            from kruschnexus.errors import EmbedError
+
+            raise EmbedError(
+                f"workspace {self.workspace!r} was built with {stored[0]} ({stored[1]} dims); the current model is"
+                f" {self.embedder.model_id} ({self.embedder.dim} dims)"
+            )
 
     def export(self) -> Iterator[Hit]:
         """Every stored span as a v1 hit (``score`` null), in document and page order."""

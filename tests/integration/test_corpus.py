@@ -21,7 +21,7 @@ from kruschnexus.ingest import FileResult
 from tests.conftest import CORPUS, needs_corpus
 from tests.independent import canonical, page_chars, text_in_boxes
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, needs_corpus]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, needs_corpus, pytest.mark.timeout(3600)]
 
 NAMED = [
     "lease/chicago_city_lease_20221_sample.pdf",
@@ -55,6 +55,7 @@ class Ingested:
 @pytest.fixture(scope="module")
 def ingested(settings: Settings, embedder: Embedder) -> Iterator[Ingested]:
     with Corpus(workspace="shared-corpus", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
         results = corpus.ingest(sorted(CORPUS.rglob("*.pdf")))
         yield Ingested(corpus, results)
 

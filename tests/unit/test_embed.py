@@ -68,7 +68,8 @@ def test_batches_hold_at_most_batch_size_unique_texts() -> None:
     embedder = RecordingEmbedder(batch_size=2)
     texts = ["one", "two", "three", "two", "four", "five"]
     out = embedder.embed(texts)
-    assert embedder.calls == [["one", "two"], ["three", "four"], ["five"]]
+    # unique texts, shortest first (less padding), at most two per call
+    assert embedder.calls == [["one", "two"], ["four", "five"], ["three"]]
     np.testing.assert_array_equal(out, HashEmbedder(16).embed(texts))
 
 
@@ -96,7 +97,8 @@ def test_embed_properties(texts: list[str], batch_size: int) -> None:
         j = texts.index(t)
         np.testing.assert_array_equal(out[i], out[j])
     sent = [t for call in embedder.calls for t in call]
-    assert sent == list(dict.fromkeys(texts))
+    assert sorted(sent) == sorted(set(texts)) and len(sent) == len(set(texts))
+    assert [len(t) for t in sent] == sorted(len(t) for t in sent)
     assert all(len(call) <= batch_size for call in embedder.calls)
 
 

@@ -53,9 +53,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kruschnexus.cli import doctor, export, ingest, verify
+    from kruschnexus.cli import doctor, explain, export, ingest, search, verify
 
-    for module in (doctor, export, ingest, verify):
+    for module in (doctor, explain, export, ingest, search, verify):
         cli.add_command(module.command)
 
 

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from kruschnexus.doctor import DoctorReport
 from kruschnexus.ingest import FileResult
-from kruschnexus.schema.v1 import Hit
+from kruschnexus.schema.v1 import ExplainTrace, Hit
 from kruschnexus.verify import VerifyReport
 
 out = Console(soft_wrap=True, highlight=False)
@@ -123,3 +123,61 @@ def progress_bar() -> Progress:
         console=err,
         transient=True,
     )
+
+
+def hits_json(hits: Sequence[Hit]) -> None:
+    """The v1 hit array (``[]`` when nothing)."""
+    json_line([h.model_dump(mode="json") for h in hits])
+
+
+def _snippet(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def hits_table(hits: Sequence[Hit]) -> None:
+    """Citation, score and snippet per hit."""
+    table = Table(show_lines=True)
+    for name in ("#", "citation", "score", "snippet"):
+        table.add_column(name, overflow="fold")
+    for n, hit in enumerate(hits, start=1):
+        table.add_row(str(n), hit.citation, f"{hit.score:.4f}" if hit.score is not None else "", _snippet(hit.text))
+    out.print(table)
+
+
+def abstain(trace: ExplainTrace) -> None:
+    """Why nothing was returned."""
+    record = trace.abstain
+    out.print("[]  no span answers this query")
+    if record is not None:
+        best = "none" if record.best_cosine is None else f"{record.best_cosine:.3f}"
+        out.print(f"    {record.reason}; best cosine {best}, floor {record.floor:.2f}, {record.candidates} candidates")
+        for why, count in record.rejected.items():
+            out.print(f"    rejected {count}: {why}")
+
+
+def explain(trace: ExplainTrace) -> None:
+    """The explain table."""
+    out.print(f"query: {trace.query}")
+    out.print(f"parsed: {json.dumps(trace.parsed, ensure_ascii=False)}")
+    out.print(f"model {trace.model_id}  rrf_k {trace.rrf_k}  section boost {trace.section_boost}  floor {trace.floor}")
+    table = Table()
+    for name in ("citation", "dense", "cosine", "sparse", "rank", "rrf", "boost", "score", "verdict"):
+        table.add_column(name, overflow="fold")
+    for c in trace.candidates:
+        verdict = "[green]admitted[/green]" if c.admitted else f"[red]{c.rejected_because}[/red]"
+        table.add_row(
+            c.citation,
+            "" if c.dense_rank is None else str(c.dense_rank),
+            "" if c.cosine is None else f"{c.cosine:.3f}",
+            "" if c.sparse_rank is None else str(c.sparse_rank),
+            "" if c.sparse_score is None else f"{c.sparse_score:.3f}",
+            f"{c.dense_term + c.sparse_term:.4f}",
+            f"{c.boost:.2f}",
+            f"{c.score:.4f}",
+            verdict,
+        )
+    out.print(table)
+    out.print(f"{trace.hits} hit(s) returned")
+    if trace.abstain is not None:
+        abstain(trace)

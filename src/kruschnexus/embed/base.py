@@ -16,18 +16,22 @@ Vectors = npt.NDArray[np.float32]
 class Embedder(abc.ABC):
     """Turns texts into unit-length vectors.
 
-    Subclasses implement :meth:`embed_batch` only; batching, de-duplication, dimension checks and
-    normalization live here.
+    Subclasses implement :meth:`embed_batch` only; batching (by similar length), de-duplication,
+    dimension checks and normalization live here.
 
     Attributes:
         model_id: stable id stored with each workspace (mixing models is refused).
         dim: vector dimension.
         batch_size: texts per :meth:`embed_batch` call.
+        floor: the model's fail-closed cosine floor (see ``bench/floor.py``).
     """
 
     model_id: str
     dim: int
     batch_size: int = 32
+    #: Fail-closed similarity floor for this model: a span below it is admitted only by full-text match.
+    #: 0.45 is the product's figure for bge-large; each model sets its own from measurement.
+    floor: float = 0.45
 
     @abc.abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
@@ -41,7 +45,8 @@ class Embedder(abc.ABC):
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        unique = list(dict.fromkeys(texts))
+        # Similar lengths share a batch, so little padding is computed; the order is restored below.
+        unique = sorted(dict.fromkeys(texts), key=len)
         rows: list[Vectors] = []
         for lo in range(0, len(unique), self.batch_size):
             batch = unique[lo : lo + self.batch_size]

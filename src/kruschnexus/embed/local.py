@@ -38,6 +38,8 @@ class MiniLmEmbedder(Embedder):
 
     model_id = MODEL_ID
     dim = 384
+    #: Chosen from measurement over ../shared/corpus (bench/floor.py): see docs/retrieval.md.
+    floor = 0.35
 
     def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
         try:

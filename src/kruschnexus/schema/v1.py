@@ -57,3 +57,56 @@ def json_schema_text() -> str:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://kruschnexus.dev/schema/hit.v1.json"
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+class CandidateTrace(BaseModel):
+    """One candidate of a search as ``explain`` shows it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    citation: str
+    doc_id: str
+    page_number: int | None
+    ordinal: int
+    section: str | None
+    dense_rank: int | None = Field(description="1-based rank in the dense (cosine) leg")
+    cosine: float | None
+    sparse_rank: int | None = Field(description="1-based rank in the full-text leg")
+    sparse_score: float | None = Field(description="ts_rank_cd of the span for the query's terms")
+    fulltext_match: bool = Field(description="the span holds every term of the full-text query")
+    dense_term: float = Field(description="1 / (k + dense_rank), 0 when unranked")
+    sparse_term: float = Field(description="1 / (k + sparse_rank), 0 when unranked")
+    boost: float = Field(description="section boost (at most 0.12)")
+    score: float
+    admitted: bool
+    rejected_because: str | None
+    match_reasons: list[str]
+
+
+class AbstainTrace(BaseModel):
+    """Why a search returned ``[]``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reason: str
+    best_cosine: float | None
+    floor: float
+    candidates: int
+    rejected: dict[str, int]
+
+
+class ExplainTrace(BaseModel):
+    """Everything behind one search: the parsed query, the knobs, every candidate, and the abstain record."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal["1.0"] = "1.0"
+    query: str
+    parsed: dict[str, Any]
+    model_id: str
+    rrf_k: int
+    section_boost: float
+    floor: float
+    candidates: list[CandidateTrace]
+    hits: int
+    abstain: AbstainTrace | None

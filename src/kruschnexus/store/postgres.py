@@ -113,6 +113,13 @@ class PgStore:
             cur.execute(q.SELECT_SPANS, {"workspace": workspace})
             yield from cur
 
+    def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[Row]:
+        """Run one retrieval leg (HNSW with a wider beam and iterative scans, so filters keep recall)."""
+        with self.conn.transaction():
+            self.conn.execute("SET LOCAL hnsw.ef_search = 200")
+            self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return self.conn.execute(query, dict(params)).fetchall()
+
     def counts(self, workspace: str) -> tuple[int, int, int]:
         """Documents, pages and spans stored in a workspace."""
         row = self.conn.execute(q.COUNT_WORKSPACE, {"workspace": workspace}).fetchone()

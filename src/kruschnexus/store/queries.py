@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from psycopg import sql
 
 INSERT_WORKSPACE = sql.SQL(
@@ -74,3 +77,123 @@ def hnsw_index_ddl(dim: int) -> sql.Composed:
         "CREATE INDEX IF NOT EXISTS {name} ON spans USING hnsw ((embedding::vector({dim})) vector_cosine_ops)"
         " WHERE dim = {dim}"
     ).format(name=sql.Identifier(f"spans_hnsw_d{int(dim)}"), dim=sql.Literal(int(dim)))
+
+
+@dataclass(frozen=True)
+class SpanFilter:
+    """Restrictions applied to both retrieval legs (all values are bound parameters).
+
+    Attributes:
+        doc_types: ``documents.doc_type`` must be one of these (none: any).
+        page_ranges: inclusive ``(first, last)`` page ranges (none: any page).
+        source_likes: SQL ``LIKE`` patterns on the source name (any may match).
+        sections: the span's section is one of these, below one (``LIKE`` patterns in ``section_likes``),
+            or has one as an ancestor.
+        phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
+        excluded_likes: patterns none of which may match.
+        excluded_terms: words whose full-text match excludes a span.
+    """
+
+    workspace: str
+    doc_types: tuple[str, ...] = ()
+    page_ranges: tuple[tuple[int, int], ...] = ()
+    source_likes: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    section_likes: tuple[str, ...] = ()
+    phrase_likes: tuple[str, ...] = ()
+    excluded_likes: tuple[str, ...] = ()
+    excluded_terms: tuple[str, ...] = ()
+
+
+_FOLDED_TEXT = "lower(regexp_replace(s.text, '\\s+', ' ', 'g'))"
+
+
+def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+    """The WHERE clause (over ``spans s`` joined to ``documents d``) and its parameters."""
+    clauses = [sql.SQL("s.workspace = %(workspace)s")]
+    params: dict[str, Any] = {"workspace": f.workspace}
+    if f.doc_types:
+        clauses.append(sql.SQL("d.doc_type = ANY(%(doc_types)s)"))
+        params["doc_types"] = list(f.doc_types)
+    if f.page_ranges:
+        clauses.append(
+            sql.SQL(
+                "EXISTS (SELECT 1 FROM unnest(%(page_lo)s::int[], %(page_hi)s::int[]) AS r(lo, hi)"
+                " WHERE s.page_number BETWEEN r.lo AND r.hi)"
+            )
+        )
+        params["page_lo"] = [lo for lo, _ in f.page_ranges]
+        params["page_hi"] = [hi for _, hi in f.page_ranges]
+    if f.source_likes:
+        clauses.append(sql.SQL("d.source LIKE ANY(%(source_likes)s)"))
+        params["source_likes"] = list(f.source_likes)
+    if f.sections:
+        clauses.append(
+            sql.SQL(
+                "(s.section = ANY(%(sections)s) OR s.section LIKE ANY(%(section_likes)s)"
+                " OR s.section_path && %(sections)s::text[])"
+            )
+        )
+        params["sections"] = list(f.sections)
+        params["section_likes"] = list(f.section_likes)
+    if f.phrase_likes:
+        clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
+        params["phrase_likes"] = list(f.phrase_likes)
+    if f.excluded_likes:
+        clauses.append(sql.SQL("NOT (" + _FOLDED_TEXT + " LIKE ANY(%(excluded_likes)s))"))
+        params["excluded_likes"] = list(f.excluded_likes)
+    if f.excluded_terms:
+        clauses.append(
+            sql.SQL(
+                "NOT EXISTS (SELECT 1 FROM unnest(%(excluded_terms)s::text[]) AS t(term)"
+                " WHERE numnode(plainto_tsquery('english', t.term)) > 0"
+                " AND s.tsv @@ plainto_tsquery('english', t.term))"
+            )
+        )
+        params["excluded_terms"] = list(f.excluded_terms)
+    return sql.SQL(" AND ").join(clauses), params
+
+
+_HIT_COLUMNS = sql.SQL(
+    "s.doc_id, d.source, d.doc_type, s.page_number, p.label, s.locator, s.header, s.heading_path,"
+    " s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
+)
+_FROM = sql.SQL(
+    "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
+)
+_ALL_TERMS = sql.SQL(
+    "(numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ plainto_tsquery('english', %(text)s))"
+)
+_ANY_TERM = sql.SQL("replace(plainto_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery")
+
+
+def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
+    """Top ``%(limit)s`` spans by cosine (HNSW index of this dimension); needs ``%(vector)s`` and ``%(text)s``."""
+    where, params = span_filter_sql(f)
+    typed = sql.SQL("s.embedding::vector({dim})").format(dim=sql.Literal(int(dim)))
+    probe = sql.SQL("%(vector)s::vector({dim})").format(dim=sql.Literal(int(dim)))
+    query = sql.SQL(
+        "SELECT {cols}, 1 - ({typed} <=> {probe}) AS cosine, {all_terms} AS fulltext_match {from_}"
+        " WHERE {where} AND s.dim = {dim} ORDER BY {typed} <=> {probe} LIMIT %(limit)s"
+    ).format(
+        cols=_HIT_COLUMNS,
+        typed=typed,
+        probe=probe,
+        all_terms=_ALL_TERMS,
+        from_=_FROM,
+        where=where,
+        dim=sql.Literal(int(dim)),
+    )
+    return query, params
+
+
+def sparse_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+    """Top ``%(limit)s`` spans sharing any term with ``%(text)s``, by ``ts_rank_cd``."""
+    where, params = span_filter_sql(f)
+    query = sql.SQL(
+        "SELECT {cols}, ts_rank_cd(s.tsv, {any_term}) AS rank_score, {all_terms} AS fulltext_match {from_}"
+        " WHERE {where} AND numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ {any_term}"
+        " ORDER BY rank_score DESC, s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
+    ).format(cols=_HIT_COLUMNS, any_term=_ANY_TERM, all_terms=_ALL_TERMS, from_=_FROM, where=where)
+    return query, params

@@ -1,0 +1,147 @@
+"""Ranking math: Reciprocal Rank Fusion, the capped section boost and the fail-closed floor. Pure.
+
+RRF: Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
+learning methods" (SIGIR 2009): ``score = Σ 1 / (k + rank)`` over the legs that ranked a candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from kruschnexus.chunk.sections import is_within
+
+#: The section boost can never exceed this, whatever the settings say.
+MAX_SECTION_BOOST = 0.12
+
+REJECT_SECTION = "outside_named_section"
+REJECT_FLOOR = "below_floor_no_fulltext_match"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One span seen by at least one leg.
+
+    Attributes:
+        key: ``(doc_id, page_number, ordinal)``.
+        dense_rank / cosine: 1-based rank and cosine similarity in the dense leg, if it ranked the span.
+        sparse_rank / sparse_score: 1-based rank and rank score in the full-text leg, if it ranked the span.
+        fulltext_match: the span matches every term of the full-text query.
+        section / section_path: the span's section id and its ancestors.
+    """
+
+    key: tuple[str, int, int]
+    dense_rank: int | None = None
+    cosine: float | None = None
+    sparse_rank: int | None = None
+    sparse_score: float | None = None
+    fulltext_match: bool = False
+    section: str | None = None
+    section_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """Knobs of fusion, echoed in the explain trace."""
+
+    rrf_k: int = 60
+    section_boost: float = MAX_SECTION_BOOST
+    floor: float = 0.45
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate after fusion: its terms, its score, and whether it was admitted (and why not)."""
+
+    candidate: Candidate
+    dense_term: float
+    sparse_term: float
+    boost: float
+    score: float
+    admitted: bool
+    reasons: tuple[str, ...] = ()
+    rejected_because: str | None = None
+
+
+@dataclass(frozen=True)
+class NamedSections:
+    """Sections a query names, and whether naming them is all the query does (a pure lookup)."""
+
+    ids: tuple[str, ...] = ()
+    lookup_only: bool = False
+
+
+def rrf_term(rank: int | None, k: int) -> float:
+    """``1 / (k + rank)``, or 0 when the leg did not rank the candidate."""
+    return 0.0 if rank is None else 1.0 / (k + rank)
+
+
+def in_named_section(candidate: Candidate, named: Sequence[str]) -> bool:
+    """The span lies in one of the named sections or below it."""
+    if candidate.section is None:
+        return False
+    return any(is_within(candidate.section, n) or n in candidate.section_path for n in named)
+
+
+def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) -> Scored:
+    """Fuse one candidate: RRF terms, the capped boost, admission by section and floor."""
+    dense = rrf_term(candidate.dense_rank, settings.rrf_k)
+    sparse = rrf_term(candidate.sparse_rank, settings.rrf_k)
+    matched_section = bool(named.ids) and in_named_section(candidate, named.ids)
+    boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) if matched_section else 0.0
+    reasons: list[str] = []
+    if candidate.dense_rank is not None:
+        reasons.append(f"dense_rank_{candidate.dense_rank}")
+    if candidate.sparse_rank is not None:
+        reasons.append(f"sparse_rank_{candidate.sparse_rank}")
+    if matched_section:
+        reasons.append("section_locator_match")
+    above_floor = candidate.cosine is not None and candidate.cosine >= settings.floor
+    if above_floor:
+        reasons.append("above_floor")
+    if candidate.fulltext_match:
+        reasons.append("fulltext_match")
+    rejected: str | None = None
+    if named.ids and not matched_section:
+        rejected = REJECT_SECTION
+    elif not (above_floor or candidate.fulltext_match or (named.lookup_only and matched_section)):
+        rejected = REJECT_FLOOR
+    return Scored(candidate, dense, sparse, boost, dense + sparse + boost, rejected is None, tuple(reasons), rejected)
+
+
+def fuse(candidates: Iterable[Candidate], settings: FusionSettings, named: NamedSections) -> list[Scored]:
+    """Every candidate scored, best first (ties broken by key, so input order never matters)."""
+    scored = [score(c, settings, named) for c in candidates]
+    return sorted(scored, key=lambda s: (-s.score, s.candidate.key))
+
+
+def merge_legs(
+    dense: Sequence[tuple[tuple[str, int, int], float]], sparse: Sequence[tuple[tuple[str, int, int], float]]
+) -> dict[tuple[str, int, int], dict[str, float | int]]:
+    """Ranks and scores by key from two ranked lists of ``(key, value)`` (best first)."""
+    merged: dict[tuple[str, int, int], dict[str, float | int]] = {}
+    for rank, (key, cosine) in enumerate(dense, start=1):
+        merged.setdefault(key, {}).update(dense_rank=rank, cosine=cosine)
+    for rank, (key, value) in enumerate(sparse, start=1):
+        merged.setdefault(key, {}).update(sparse_rank=rank, sparse_score=value)
+    return merged
+
+
+@dataclass
+class Abstain:
+    """Why a search returned nothing: best cosine seen, the floor, and rejections by reason."""
+
+    best_cosine: float | None
+    floor: float
+    candidates: int
+    rejected: dict[str, int] = field(default_factory=dict)
+
+
+def abstain_record(scored: Sequence[Scored], floor: float) -> Abstain:
+    """Summary of rejected candidates."""
+    cosines = [s.candidate.cosine for s in scored if s.candidate.cosine is not None]
+    counts: dict[str, int] = {}
+    for s in scored:
+        if s.rejected_because:
+            counts[s.rejected_because] = counts.get(s.rejected_because, 0) + 1
+    return Abstain(max(cosines) if cosines else None, floor, len(scored), counts)

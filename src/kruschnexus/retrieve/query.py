@@ -1,0 +1,178 @@
+"""The query language, parsed by pure functions into a small typed tree.
+
+Grammar (whitespace separates items):
+
+- ``"exact phrase"``: must occur literally in a span (case and spacing folded);
+- ``-term`` and ``-"phrase"``: exclude spans containing it;
+- ``doc_type:X``, ``page:N``, ``page:N-M``, ``doc:NAME`` (a glob on the source file name), ``section:ID``;
+- anything else is free text; an unknown ``key:value`` stays free text;
+- section references inside free text (``Section 8.22.030(C)``, ``§ 8.22``, ``Sec. 5.2(a)``, ``Article IV``,
+  ``Art. 5``) name sections, as ``section:`` does, and stay in the free text.
+
+Malformed input (an unbalanced quote, ``page:abc``, an empty operator value) raises
+:class:`~kruschnexus.errors.QueryError` with the offset of the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kruschnexus.errors import QueryError
+
+OPERATORS = ("doc_type", "page", "doc", "section")
+_KEY = re.compile(r"([A-Za-z_]+):")
+_PAGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
+SECTION_REF = re.compile(
+    r"(?:\b(?:Section|SECTION|Sec\.|SEC\.)\s*|§+\s*)(\d+(?:\.\d+)*[A-Za-z]?(?:\([A-Za-z0-9]{1,4}\))*)"
+    r"|\b(?:Article|ARTICLE|Art\.|ART\.)\s+([IVXLCDM]+|\d+)\b"
+)
+_SECTION_ID = re.compile(r"^(?:\d+(?:\.\d+)*[A-Za-z]?(?:\([A-Za-z0-9]{1,4}\))*|Article [IVXLCDM\d]+)$")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed query. ``text`` is the free text sent to both retrieval legs."""
+
+    raw: str
+    text: str = ""
+    phrases: tuple[str, ...] = ()
+    excluded_terms: tuple[str, ...] = ()
+    excluded_phrases: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] = ()
+    pages: tuple[tuple[int, int], ...] = ()
+    docs: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    section_refs: tuple[str, ...] = field(default=())
+
+    @property
+    def search_text(self) -> str:
+        """What the model embeds and full-text search matches: free text plus the phrases."""
+        return " ".join(p for p in (self.text, *self.phrases) if p).strip()
+
+    @property
+    def is_empty(self) -> bool:
+        """True when there is nothing to search for."""
+        return not self.search_text
+
+
+def normalize_section(value: str) -> str:
+    """``art. iv`` -> ``Article IV``, ``8.22.030(c)`` stays ``8.22.030(c)``; raises on nonsense."""
+    value = value.strip()
+    m = re.match(r"^(?:article|art\.?)\s*([ivxlcdm]+|\d+)$", value, re.IGNORECASE)
+    if m:
+        return f"Article {m.group(1).upper()}"
+    value = re.sub(r"^(?:section|sec\.?|§+)\s*", "", value, flags=re.IGNORECASE)
+    return value
+
+
+def parse_query(raw: str) -> Query:
+    """Parse a query string (see the module docstring)."""
+    parts = _Parts()
+    pos = 0
+    while pos < len(raw):
+        if raw[pos].isspace():
+            pos += 1
+            continue
+        pos = _item(raw, pos, parts)
+    text = " ".join(parts.words)
+    refs = tuple(dict.fromkeys(_section_refs(text)))
+    return Query(
+        raw=raw,
+        text=text,
+        phrases=tuple(parts.phrases),
+        excluded_terms=tuple(parts.excluded_terms),
+        excluded_phrases=tuple(parts.excluded_phrases),
+        doc_types=tuple(parts.doc_types),
+        pages=tuple(parts.pages),
+        docs=tuple(parts.docs),
+        sections=tuple(dict.fromkeys([*parts.sections, *refs])),
+        section_refs=refs,
+    )
+
+
+@dataclass
+class _Parts:
+    words: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    excluded_terms: list[str] = field(default_factory=list)
+    excluded_phrases: list[str] = field(default_factory=list)
+    doc_types: list[str] = field(default_factory=list)
+    pages: list[tuple[int, int]] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+
+
+def _item(raw: str, pos: int, parts: _Parts) -> int:
+    if raw[pos] == '"':
+        phrase, end = _quoted(raw, pos)
+        if phrase:
+            parts.phrases.append(phrase)
+        return end
+    if raw[pos] == "-" and pos + 1 < len(raw) and not raw[pos + 1].isspace() and raw[pos + 1] != "-":
+        if raw[pos + 1] == '"':
+            phrase, end = _quoted(raw, pos + 1)
+            if phrase:
+                parts.excluded_phrases.append(phrase)
+            return end
+        word, end = _word(raw, pos + 1)
+        parts.excluded_terms.append(word)
+        return end
+    key = _KEY.match(raw, pos)
+    if key and key.group(1).lower() in OPERATORS:
+        name = key.group(1).lower()
+        start = key.end()
+        if start < len(raw) and raw[start] == '"':
+            value, end = _quoted(raw, start)
+        else:
+            value, end = _word(raw, start)
+        if not value:
+            raise QueryError(f"{name}: needs a value", start)
+        _operator(name, value, start, parts)
+        return end
+    word, end = _word(raw, pos)
+    parts.words.append(word)
+    return end
+
+
+def _operator(name: str, value: str, offset: int, parts: _Parts) -> None:
+    if name == "doc_type":
+        parts.doc_types.append(value)
+    elif name == "doc":
+        parts.docs.append(value)
+    elif name == "section":
+        section = normalize_section(value)
+        if not _SECTION_ID.match(section):
+            raise QueryError(f"section:{value} is not a section id (e.g. 8.22.030(C) or Article IV)", offset)
+        parts.sections.append(section)
+    else:
+        m = _PAGE.match(value)
+        if not m:
+            raise QueryError(f"page:{value} is not a page number or range (page:3, page:2-5)", offset)
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if lo < 1 or hi < lo:
+            raise QueryError(f"page:{value} is not a valid range (pages start at 1, N-M with N <= M)", offset)
+        parts.pages.append((lo, hi))
+
+
+def _quoted(raw: str, pos: int) -> tuple[str, int]:
+    end = raw.find('"', pos + 1)
+    if end < 0:
+        raise QueryError("unbalanced quote: this quote is never closed", pos)
+    return " ".join(raw[pos + 1 : end].split()), end + 1
+
+
+def _word(raw: str, pos: int) -> tuple[str, int]:
+    end = pos
+    while end < len(raw) and not raw[end].isspace():
+        if raw[end] == '"':
+            raise QueryError("a quote inside a word: put a space before the phrase", end)
+        end += 1
+    return raw[pos:end], end
+
+
+def _section_refs(text: str) -> list[str]:
+    out = []
+    for m in SECTION_REF.finditer(text):
+        out.append(m.group(1).rstrip(".") if m.group(1) else f"Article {m.group(2).upper()}")
+    return out
