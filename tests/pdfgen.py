@@ -37,3 +37,37 @@ def long_agreement(path: Path, pages: int) -> Path:
         c.showPage()
     c.save()
     return path
+
+
+def casualty_lease(path: Path) -> Path:
+    """Two sections: a casualty clause in plain words, and a clause that is mostly section symbols."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    width, height = letter
+    y = height - 72
+    sections = [
+        (
+            "Section 10.1 Damage by Casualty",
+            "If the Premises are damaged by fire, flood or other casualty so that Tenant cannot reasonably use them,"
+            " Rent shall abate in proportion to the area that cannot be used until Landlord restores the Premises."
+            " If restoration cannot be completed within one hundred eighty days, either party may terminate this"
+            " Lease by written notice.",
+        ),
+        (
+            "Section 10.2 Cross References",
+            "See § 8.22, § 8.23, § 8.24(a), § 8.24(b), § 8.25, § 4.1, § 4.2(a), § 4.2(b)(i), § 4.3, § 4.4, § 5.1,"
+            " § 6.1, § 6.2, § 6.3, § 7.1, § 7.2, § 7.3 and § 7.4, and §§ 9.1 through 9.9 of the Master Agreement,"
+            " each as amended from time to time.",
+        ),
+    ]
+    for heading, body in sections:
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(72, y, heading)
+        y -= 18
+        c.setFont("Times-Roman", 11)
+        for line in simpleSplit(body, "Times-Roman", 11, width - 144):
+            c.drawString(72, y, line)
+            y -= 14
+        y -= 12
+    c.showPage()
+    c.save()
+    return path

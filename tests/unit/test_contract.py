@@ -90,6 +90,7 @@ LAYERS = {
     "embed": 3,
     "store": 3,
     "extract": 4,
+    "retrieve": 4,
     "blobs": 2,
     "wire": 2,
     "ingest": 5,

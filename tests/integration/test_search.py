@@ -1,0 +1,141 @@
+"""Search and explain on the project's fixtures, against the real database and model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from kruschnexus import Corpus
+from kruschnexus.cli.app import cli
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.errors import ConfigError, QueryError
+from kruschnexus.retrieve.fusion import MAX_SECTION_BOOST
+from tests.conftest import FIXTURES
+from tests.pdfgen import casualty_lease
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def lease(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    extra = casualty_lease(tmp_path_factory.mktemp("casualty") / "casualty_lease.pdf")
+    with Corpus(workspace="search-fixtures", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest([FIXTURES / "sample_contract.pdf"], doc_type="lease")
+        corpus.ingest([FIXTURES / "ligatures.pdf", extra], doc_type="other")
+        yield corpus
+
+
+def test_story_query_finds_section_8_22_first(lease: Corpus) -> None:
+    hits = lease.search("commercial office space Section 8.22", k=5)
+    assert hits
+    first = hits[0]
+    assert first.page_number == 1 and first.source == "sample_contract.pdf"
+    assert first.heading_path == ["Page 1", "COMMERCIAL LEASE AGREEMENT", "Section 8.22 Permitted Use of Premises"]
+    assert "section_locator_match" in first.match_reasons
+    assert all(h.section is not None and (h.section == "8.22" or h.section.startswith("8.22")) for h in hits)
+    assert first.score is not None and first.score > 0
+
+
+def test_missing_section_returns_nothing(lease: Corpus) -> None:
+    assert lease.search("Section 8.22.030(C)") == []
+    trace = lease.explain("Section 8.22.030(C)")
+    assert trace.hits == 0 and trace.abstain is not None and trace.candidates == []
+
+
+def test_gibberish_and_off_topic_abstain(lease: Corpus) -> None:
+    for query in ("xqzvbl blorftwug grnnkle", "recipe for banana bread"):
+        assert lease.search(query) == [], query
+        trace = lease.explain(query)
+        assert trace.abstain is not None and trace.abstain.best_cosine is not None
+        assert trace.abstain.best_cosine < trace.floor
+        assert all(not c.admitted for c in trace.candidates)
+
+
+def test_concept_query_is_not_swamped_by_section_symbols(lease: Corpus) -> None:
+    hits = lease.search("What happens if the premises are rendered unusable by fire?", k=3)
+    assert hits and hits[0].section == "10.1", [h.citation for h in hits]
+    assert all("section_locator_match" not in h.match_reasons for h in hits)
+
+
+def test_article_reference_restricts_to_the_article(lease: Corpus) -> None:
+    hits = lease.search("Article IV tenant obligations repairs", k=10)
+    assert hits
+    for h in hits:
+        trace_sections = h.section or ""
+        assert trace_sections.startswith("4."), h.citation
+
+
+@pytest.mark.parametrize(
+    ("query", "check"),
+    [
+        ("rent page:2", lambda c: c.page_number == 2),
+        ("premises page:3-4", lambda c: 3 <= c.page_number <= 4),
+        ("office doc:lig*", lambda c: c.citation.startswith("ligatures.pdf")),
+        ("premises doc_type:other", lambda c: not c.citation.startswith("sample_contract.pdf")),
+        ("premises section:4.2", lambda c: c.section is not None and c.section.startswith("4.2")),
+    ],
+)
+def test_operators_filter_both_legs(lease: Corpus, query: str, check) -> None:  # type: ignore[no-untyped-def]
+    trace = lease.explain(query, k=10)
+    dense = [c for c in trace.candidates if c.dense_rank is not None]
+    sparse = [c for c in trace.candidates if c.sparse_rank is not None]
+    assert dense and sparse, "both legs must return candidates for this test to mean anything"
+    assert all(check(c) for c in trace.candidates)
+
+
+def test_phrase_and_exclusions_filter_both_legs(lease: Corpus) -> None:
+    texts = _candidate_texts(lease, '"professional services" premises')
+    assert texts and all("professional services" in " ".join(t.lower().split()) for t in texts)
+    hits = lease.search('"professional services" premises')
+    assert hits and all("phrase_match" in h.match_reasons for h in hits)
+    assert all("retail" not in t.lower() for t in _candidate_texts(lease, "premises use -retail"))
+    assert all("landlord" not in t.lower() for t in _candidate_texts(lease, 'premises -"Landlord"'))
+
+
+def _candidate_texts(corpus: Corpus, query: str) -> list[str]:
+    """Texts of every candidate either leg returned for ``query``."""
+    by_page: dict[tuple[str, int | None], list[str]] = {}
+    for h in corpus.export():
+        by_page.setdefault((h.doc_id, h.page_number), []).append(h.text)
+    trace = corpus.explain(query, k=50)
+    assert trace.candidates
+    return [by_page[(c.doc_id, c.page_number)][c.ordinal] for c in trace.candidates]
+
+
+def test_boost_never_exceeds_cap_in_traces(lease: Corpus) -> None:
+    trace = lease.explain("Section 4.2 repair obligations of tenant", k=10)
+    assert trace.section_boost <= MAX_SECTION_BOOST
+    for c in trace.candidates:
+        assert 0.0 <= c.boost <= MAX_SECTION_BOOST
+        assert c.score == pytest.approx(c.dense_term + c.sparse_term + c.boost, abs=1e-5)
+
+
+def test_bad_queries_and_workspaces(lease: Corpus, settings: Settings, embedder: Embedder) -> None:
+    with pytest.raises(QueryError, match="position 5"):
+        lease.search('rent "open')
+    with pytest.raises(QueryError, match="nothing to search for"):
+        lease.search("page:1")
+    with Corpus(workspace="never-made", settings=settings, embedder=embedder) as empty:
+        with pytest.raises(ConfigError, match="does not exist"):
+            empty.search("rent")
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_cli_search_and_explain_json(lease: Corpus) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["search", "commercial office space Section 8.22", "-w", lease.workspace, "--json"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output.strip().splitlines()[-1])
+    assert hits[0] == lease.search("commercial office space Section 8.22")[0].model_dump(mode="json")
+    result = runner.invoke(cli, ["search", "recipe for banana bread", "-w", lease.workspace, "--json"])
+    assert json.loads(result.output.strip().splitlines()[-1]) == []
+    result = runner.invoke(cli, ["explain", "Section 8.22.030(C)", "-w", lease.workspace, "--json"])
+    trace = json.loads(result.output.strip().splitlines()[-1])
+    assert trace["hits"] == 0 and trace["abstain"]["reason"].startswith("no span passed the filters")
+    result = runner.invoke(cli, ["search", "page:abc", "-w", lease.workspace])
+    assert result.exit_code == 2 and "position 5" in result.output

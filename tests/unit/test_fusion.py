@@ -1,0 +1,89 @@
+"""Fusion: RRF terms, the capped boost that only reorders, the fail-closed floor, order independence."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.retrieve.fusion import (
+    MAX_SECTION_BOOST,
+    REJECT_FLOOR,
+    REJECT_SECTION,
+    Candidate,
+    FusionSettings,
+    NamedSections,
+    abstain_record,
+    fuse,
+    rrf_term,
+    score,
+)
+
+SETTINGS = FusionSettings(rrf_k=60, section_boost=0.12, floor=0.4)
+
+_candidates = st.lists(
+    st.builds(
+        Candidate,
+        key=st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(1, 5), st.integers(0, 9)),
+        dense_rank=st.none() | st.integers(1, 50),
+        cosine=st.none() | st.floats(-1, 1),
+        sparse_rank=st.none() | st.integers(1, 50),
+        sparse_score=st.none() | st.floats(0, 1),
+        fulltext_match=st.booleans(),
+        section=st.none() | st.sampled_from(["8.22", "8.22.030", "8.22.030(C)", "4.1", "4.1(a)"]),
+    ),
+    max_size=30,
+    unique_by=lambda c: c.key,
+)
+_named = st.builds(NamedSections, ids=st.lists(st.sampled_from(["8.22", "8.22.030(C)", "4.1"]), max_size=2).map(tuple))
+
+
+def test_rrf_term() -> None:
+    assert rrf_term(1, 60) == pytest.approx(1 / 61)
+    assert rrf_term(None, 60) == 0.0
+
+
+@given(_candidates, _named, st.randoms())
+def test_fusion_does_not_depend_on_input_order(candidates: list[Candidate], named: NamedSections, rnd) -> None:  # type: ignore[no-untyped-def]
+    shuffled = list(candidates)
+    rnd.shuffle(shuffled)
+    assert fuse(candidates, SETTINGS, named) == fuse(shuffled, SETTINGS, named)
+
+
+@given(_candidates, _named, st.floats(-5, 5))
+def test_boost_is_capped_and_never_admits(candidates: list[Candidate], named: NamedSections, boost: float) -> None:
+    settings = FusionSettings(rrf_k=60, section_boost=boost, floor=0.4)
+    without = {s.candidate.key: s for s in fuse(candidates, FusionSettings(60, 0.0, 0.4), named)}
+    for s in fuse(candidates, settings, named):
+        assert 0.0 <= s.boost <= MAX_SECTION_BOOST
+        assert s.admitted == without[s.candidate.key].admitted
+        assert s.score == pytest.approx(s.dense_term + s.sparse_term + s.boost)
+
+
+def test_floor_or_full_text_admits() -> None:
+    none = NamedSections()
+    assert score(Candidate(("a", 1, 0), dense_rank=1, cosine=0.41), SETTINGS, none).admitted
+    low = score(Candidate(("a", 1, 0), dense_rank=1, cosine=0.39), SETTINGS, none)
+    assert not low.admitted and low.rejected_because == REJECT_FLOOR
+    assert score(Candidate(("a", 1, 0), sparse_rank=1, fulltext_match=True, cosine=0.1), SETTINGS, none).admitted
+    partial = score(Candidate(("a", 1, 0), sparse_rank=1, fulltext_match=False, cosine=0.1), SETTINGS, none)
+    assert not partial.admitted
+
+
+def test_named_section_restricts_and_boosts() -> None:
+    named = NamedSections(("8.22.030",))
+    inside = score(Candidate(("a", 1, 0), dense_rank=3, cosine=0.9, section="8.22.030(C)"), SETTINGS, named)
+    outside = score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="8.22"), SETTINGS, named)
+    assert inside.admitted and inside.boost == 0.12 and "section_locator_match" in inside.reasons
+    assert not outside.admitted and outside.rejected_because == REJECT_SECTION
+    lookup = NamedSections(("8.22.030(C)",), lookup_only=True)
+    assert score(Candidate(("a", 1, 0), dense_rank=9, cosine=0.0, section="8.22.030(C)"), SETTINGS, lookup).admitted
+    parent = score(Candidate(("a", 1, 0), dense_rank=9, cosine=0.9, section="8.22.030"), SETTINGS, lookup)
+    assert not parent.admitted, "8.22.030 must not answer a query for 8.22.030(C)"
+
+
+def test_reasons_and_abstain_record() -> None:
+    s = score(Candidate(("a", 1, 0), dense_rank=2, cosine=0.2, sparse_rank=7), SETTINGS, NamedSections())
+    assert s.reasons[:2] == ("dense_rank_2", "sparse_rank_7")
+    record = abstain_record([s], 0.4)
+    assert record.best_cosine == 0.2 and record.rejected == {REJECT_FLOOR: 1} and record.candidates == 1
