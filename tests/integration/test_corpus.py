@@ -18,7 +18,7 @@ from kruschnexus import Corpus, Hit
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.ingest import FileResult
-from tests.conftest import CORPUS, needs_corpus
+from tests.conftest import CORPUS, FIXTURES, needs_corpus
 from tests.independent import canonical, page_chars, text_in_boxes
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, needs_corpus, pytest.mark.timeout(3600)]
@@ -56,7 +56,7 @@ class Ingested:
 def ingested(settings: Settings, embedder: Embedder) -> Iterator[Ingested]:
     with Corpus(workspace="shared-corpus", settings=settings, embedder=embedder) as corpus:
         corpus.store.delete_workspace(corpus.workspace)
-        results = corpus.ingest(sorted(CORPUS.rglob("*.pdf")))
+        results = corpus.ingest([*sorted(CORPUS.rglob("*.pdf")), FIXTURES / "sample_contract.pdf"])
         yield Ingested(corpus, results)
 
 
@@ -144,3 +144,25 @@ def test_verify_passes_on_the_whole_corpus(ingested: Ingested) -> None:
     assert report.ok, report.mismatches[:5]
     assert report.spans == len(ingested.hits)
     assert ("scotus_tarrant_v_herrmann_2013_pp1-2_SCANNED.pdf", 1) in report.needs_ocr
+
+
+def test_subsection_lookup_returns_only_that_subsection(ingested: Ingested) -> None:
+    hits = ingested.corpus.search("Section 8.22.030(C)", k=10)
+    assert hits
+    for hit in hits:
+        assert hit.source == "oakland_omc_8.22_art1_excerpt.pdf"
+        assert hit.section is not None and hit.section.startswith("8.22.030(C)")
+        assert "section_locator_match" in hit.match_reasons
+
+
+def test_story_query_over_the_whole_corpus(ingested: Ingested) -> None:
+    hits = ingested.corpus.search("commercial office space Section 8.22", k=5)
+    assert hits and hits[0].source == "sample_contract.pdf" and hits[0].page_number == 1
+    assert hits[0].section == "8.22" and "section_locator_match" in hits[0].match_reasons
+
+
+@pytest.mark.parametrize("query", ["xqzvbl blorftwug grnnkle", "recipe for banana bread", "asdf qwer zxcv"])
+def test_gibberish_and_off_topic_return_nothing(ingested: Ingested, query: str) -> None:
+    assert ingested.corpus.search(query) == []
+    trace = ingested.corpus.explain(query)
+    assert trace.abstain is not None and trace.abstain.rejected
