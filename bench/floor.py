@@ -116,9 +116,8 @@ def main() -> None:
     )
     print("floor  on-topic answered  off-topic answered")
     for r in rows:
-        print(
-            f"{r['floor']:.3f}  {r['on_topic_answered']:>2}/{len(ON_TOPIC)}               {r['off_topic_answered']:>2}/{len(OFF_TOPIC)}"
-        )
+        on, off = f"{r['on_topic_answered']:>2}/{len(ON_TOPIC)}", f"{r['off_topic_answered']:>2}/{len(OFF_TOPIC)}"
+        print(f"{r['floor']:.3f}  {on:>17}  {off:>18}")
 
 
 if __name__ == "__main__":
