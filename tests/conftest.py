@@ -27,7 +27,7 @@ needs_corpus = pytest.mark.skipif(
 def _isolate_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No NEXUS_* variable of the developer's shell leaks into a test."""
     for name in list(os.environ):
-        if name.startswith("NEXUS_") and name != "NEXUS_TEST_DSN":
+        if name.startswith("NEXUS_") and name not in ("NEXUS_TEST_DSN", "NEXUS_REGEN_GOLDEN"):
             monkeypatch.delenv(name, raising=False)
 
 

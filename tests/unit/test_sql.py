@@ -1,0 +1,79 @@
+"""The retrieval SQL is built in one place, pinned by golden files, and never carries a value in its text."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.retrieve.query import parse_query
+from kruschnexus.retrieve.search import glob_to_like, span_filter
+from kruschnexus.store import queries as q
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+FULL = q.SpanFilter(
+    workspace="w",
+    doc_types=("lease",),
+    page_ranges=((1, 2),),
+    source_likes=("%.pdf",),
+    sections=("8.22",),
+    section_likes=("8.22.%", "8.22(%"),
+    phrase_likes=("%office space%",),
+    excluded_likes=("%retail%",),
+    excluded_terms=("hazardous",),
+)
+
+
+def _check(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("NEXUS_REGEN_GOLDEN") == "1":
+        path.write_text(text + "\n", encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text + "\n", f"{name} changed: review, then NEXUS_REGEN_GOLDEN=1"
+
+
+def test_dense_leg_is_pinned() -> None:
+    sql, params = q.dense_leg(FULL, 384)
+    _check("dense_leg.sql", sql.as_string(None))
+    assert set(params) == {
+        "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_likes",
+        "phrase_likes", "excluded_likes", "excluded_terms",
+    }  # fmt: skip
+
+
+def test_sparse_leg_is_pinned() -> None:
+    sql, _ = q.sparse_leg(FULL)
+    _check("sparse_leg.sql", sql.as_string(None))
+
+
+def _filled(value: str) -> q.SpanFilter:
+    return q.SpanFilter(
+        workspace=value,
+        doc_types=(value,),
+        page_ranges=((1, 2),),
+        source_likes=(value,),
+        sections=(value,),
+        section_likes=(value,),
+        phrase_likes=(value,),
+        excluded_likes=(value,),
+        excluded_terms=(value,),
+    )
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_values_never_enter_the_sql_text(value: str) -> None:
+    hostile = _filled(value)
+    assert q.dense_leg(hostile, 384)[0].as_string(None) == q.dense_leg(FULL, 384)[0].as_string(None)
+    assert q.sparse_leg(hostile)[0].as_string(None) == q.sparse_leg(FULL)[0].as_string(None)
+    assert q.dense_leg(hostile, 384)[1]["workspace"] == value
+
+
+def test_operators_become_filters() -> None:
+    f = span_filter(parse_query('"Office  Space" -retail doc:lease_*.pdf page:3 doc_type:x Section 8.22 rent'), "w")
+    assert f.phrase_likes == ("%office space%",)
+    assert f.excluded_terms == ("retail",)
+    assert f.source_likes == ("lease\\_%.pdf",)
+    assert f.page_ranges == ((3, 3),) and f.doc_types == ("x",)
+    assert f.sections == ("8.22",) and f.section_likes == ("8.22.%", "8.22(%")
+    assert glob_to_like("a%b?c*") == "a\\%b_c%"
