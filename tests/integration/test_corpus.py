@@ -115,9 +115,11 @@ def test_watermark_and_margin_numbers_stay_out(ingested: Ingested) -> None:
         if doc == bard[0].doc_id and b["kind"] == "line_number"
     ]
     assert len(numbers) >= 28
-    for hit in bard:
-        lines = hit.text.splitlines()
-        assert not any(line.strip().isdigit() and len(line.strip()) <= 2 for line in lines), hit.text[:120]
+    page1 = sorted((b for b in numbers if b["page_number"] == 1), key=lambda b: b["bbox"][1])
+    texts = [ingested.pages[(bard[0].doc_id, 1)][b["char_start"] : b["char_end"]] for b in page1]
+    assert texts == [str(n) for n in range(1, 29)]
+    first = next(h for h in bard if h.page_number == 1 and "multidistrict" in h.text)
+    assert not any(line.strip().isdigit() for line in first.text.splitlines())
 
 
 def test_oakland_subsection_c_is_its_own_section(ingested: Ingested) -> None:
@@ -131,12 +133,18 @@ def test_oakland_subsection_c_is_its_own_section(ingested: Ingested) -> None:
     assert all("Controlled, Regulated, or Subsidized Units" not in h.text for h in parent)
 
 
-def test_three_column_page_reads_column_by_column(ingested: Ingested) -> None:
+def _column_jumps(boxes: list[list[float]]) -> int:
+    """How often a span's prose lines (wider than 120 pt) jump sideways by more than 100 pt."""
+    xs = [b[0] for b in boxes if b[2] > 120]
+    return sum(1 for a, b in zip(xs, xs[1:], strict=False) if abs(a - b) > 100)
+
+
+def test_three_column_pages_read_column_by_column(ingested: Ingested) -> None:
+    """Reading columns in turn jumps sideways at most a few times; interleaving them jumps on every line."""
     fr = ingested.hits_of("federal_register_2020-17221.pdf")
-    for hit in fr:
-        assert hit.boxes is not None
-        widths = [b[2] for b in hit.boxes]
-        assert max(widths) < 612 / 2, f"a span crosses columns: {hit.citation} {hit.text[:80]!r}"
+    assert len(fr) > 100
+    interleaved = [(h.citation, _column_jumps(h.boxes or [])) for h in fr if _column_jumps(h.boxes or []) > 3]
+    assert not interleaved
 
 
 def test_verify_passes_on_the_whole_corpus(ingested: Ingested) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from kruschnexus.model import Rect
 
 #: A gutter narrower than this many median line heights is not a column break.
-GUTTER_HEIGHTS = 1.0
+GUTTER_HEIGHTS = 0.5
 #: A horizontal gap taller than this many median line heights separates bands.
 BAND_GAP_HEIGHTS = 0.9
 
@@ -36,7 +36,45 @@ def _order(items: list[int], rects: Sequence[Rect], unit: float, depth: int) -> 
     bands = _split(items, rects, axis=1, min_gap=BAND_GAP_HEIGHTS * unit)
     if len(bands) > 1:
         return [i for part in bands for i in _order(part, rects, unit, depth + 1)]
-    return _by_line(items, rects)
+    spanned = _columns_under_spanning_items(items, rects, unit, depth)
+    return spanned if spanned is not None else _by_line(items, rects)
+
+
+def _columns_under_spanning_items(items: list[int], rects: Sequence[Rect], unit: float, depth: int) -> list[int] | None:
+    """Columns whose gutter is crossed by a few wide items (a full-width heading or table row).
+
+    The wide items cut the region into slabs; each slab is read column by column, the wide items in between.
+    ``None`` when the narrow items show no gutter either.
+    """
+    left = min(rects[i][0] for i in items)
+    right = max(rects[i][2] for i in items)
+    narrow = [i for i in items if rects[i][2] - rects[i][0] < 0.6 * (right - left)]
+    if len(narrow) == len(items) or len(narrow) < 4:
+        return None
+    columns = _split(narrow, rects, axis=0, min_gap=GUTTER_HEIGHTS * unit)
+    if len(columns) < 2:
+        return None
+    gutters = [(max(rects[i][2] for i in a), min(rects[i][0] for i in b)) for a, b in zip(columns, columns[1:])]
+    wide = sorted(
+        (i for i in items if any(rects[i][0] < g1 and rects[i][2] > g0 for g0, g1 in gutters)),
+        key=lambda i: rects[i][1],
+    )
+    if not wide or len(wide) * 3 > len(items):
+        return None
+    out: list[int] = []
+    rest = [i for i in items if i not in set(wide)]
+    top = float("-inf")
+    for cut in [*wide, None]:
+        bottom = float("inf") if cut is None else rects[cut][1]
+        slab = [i for i in rest if top <= (rects[i][1] + rects[i][3]) / 2 < bottom]
+        for part in _split(slab, rects, axis=0, min_gap=GUTTER_HEIGHTS * unit) if slab else []:
+            out.extend(_order(part, rects, unit, depth + 1))
+        if cut is not None:
+            out.append(cut)
+            top = rects[cut][3]
+    placed = set(out)
+    out.extend(i for i in _by_line(items, rects) if i not in placed)
+    return out
 
 
 def _split(items: list[int], rects: Sequence[Rect], axis: int, min_gap: float) -> list[list[int]]:
