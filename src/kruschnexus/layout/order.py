@@ -7,6 +7,7 @@ items by line (top to bottom, then left to right). Pure: takes rectangles, retur
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from collections.abc import Sequence
 
@@ -54,7 +55,7 @@ def _columns_under_spanning_items(items: list[int], rects: Sequence[Rect], unit:
     columns = _split(narrow, rects, axis=0, min_gap=GUTTER_HEIGHTS * unit)
     if len(columns) < 2:
         return None
-    gutters = [(max(rects[i][2] for i in a), min(rects[i][0] for i in b)) for a, b in zip(columns, columns[1:])]
+    gutters = [(max(rects[i][2] for i in a), min(rects[i][0] for i in b)) for a, b in itertools.pairwise(columns)]
     wide = sorted(
         (i for i in items if any(rects[i][0] < g1 and rects[i][2] > g0 for g0, g1 in gutters)),
         key=lambda i: rects[i][1],
