@@ -7,6 +7,7 @@ page number, stamp or margin line number; ``nexus verify`` must pass on all of i
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,7 +137,7 @@ def test_oakland_subsection_c_is_its_own_section(ingested: Ingested) -> None:
 def _column_jumps(boxes: list[list[float]]) -> int:
     """How often a span's prose lines (wider than 120 pt) jump sideways by more than 100 pt."""
     xs = [b[0] for b in boxes if b[2] > 120]
-    return sum(1 for a, b in zip(xs, xs[1:], strict=False) if abs(a - b) > 100)
+    return sum(1 for a, b in itertools.pairwise(xs) if abs(a - b) > 100)
 
 
 def test_three_column_pages_read_column_by_column(ingested: Ingested) -> None:
