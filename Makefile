@@ -13,10 +13,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[local-embed,test]"
 	touch $(STAMP)
 
-## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database), show stored spans
+## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database), show stored spans, search
 demo: $(STAMP)
 	$(NEXUS) ingest tests/fixtures/sample_contract.pdf tests/fixtures/ligatures.pdf --workspace demo
 	$(PY) scripts/show_spans.py --workspace demo --limit 5
+	$(NEXUS) search "commercial office space Section 8.22" --workspace demo
 
 ## test: set up, lint, type-check and run the whole suite (embedded PostgreSQL, real model)
 test: $(STAMP) lint typecheck
