@@ -1,0 +1,654 @@
+"""Search latency benchmark: what ``Corpus.search(query, k=5)`` costs beside the SQL it runs.
+
+For every query three things are timed, interleaved (full search and bare legs alternate which goes first),
+after one warm-up pass:
+
+* ``full``: ``Corpus.search(query, k=5)`` (workspace check, parse, query embedding, both legs, fusion, hits);
+* ``bare``: the dense leg and the sparse leg SQL of ``kruschnexus.store.queries`` run directly with
+  ``PgStore.run_leg`` for the same query and a precomputed query vector (no parsing, embedding or fusion);
+  the dense and sparse legs are also reported apart;
+* ``embed``: the query embedding alone (``embedder.embed([search_text])``).
+
+``rest`` is full - bare - embed per sample (parsing, the workspace check, fusion, hits and the trace, plus
+noise), and ``full / bare`` the ratio of the two distributions' p50, p95 and mean.
+
+Two settings:
+
+1. ``corpus``: an already ingested workspace (``--workspace``, default ``corpus``) under ``NEXUS_HOME``;
+2. ``synthetic``: a generated workspace of ``--generate N`` spans (default 100000; 0 disables it) in a fresh
+   temporary ``NEXUS_HOME`` with its own embedded PostgreSQL. Rows are written directly through
+   ``PgStore.document_transaction`` (no model: random unit vectors, random legal words), 100 pages x 10 spans
+   per document; the workspace's HNSW index (created by ``ensure_workspace``) is built after the load unless
+   ``--index-during-load``; then ``ANALYZE``. Queries are embedded by the real model. The temporary home is
+   removed at the end.
+
+Usage (from the repository root)::
+
+    NEXUS_HOME=/tmp/nxhome python bench/search.py                 # both settings
+    python bench/search.py --skip-corpus --generate 5000 --repeat 2  # a quick synthetic smoke run
+    python bench/search.py --json                                   # the same figures as one JSON object
+
+Figures are printed, never asserted. Progress goes to stderr; the report to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from kruschnexus import Corpus
+    from kruschnexus.embed.base import Embedder
+    from kruschnexus.store.postgres import PgStore
+
+K = 5
+SYNTHETIC_WORKSPACE = "bench-synthetic"
+SPANS_PER_PAGE = 10
+PAGES_PER_DOC = 100
+SEED = 20260101
+#: Share of a synthetic span's words drawn from its family's topical list (tuned so that the sparse leg's
+#: any-term match rate over the queries is close to the one measured on ../shared/corpus).
+TOPICAL_SHARE = 0.12
+
+#: Realistic queries over leases, credit agreements, municipal code and court orders: concept questions,
+#: section look-ups and a few with operators (each must parse and carry some free text or a phrase).
+QUERIES: tuple[str, ...] = (
+    # leases
+    "when may the landlord terminate the lease",
+    "tenant obligation to pay common area maintenance charges",
+    "return of the security deposit after the lease expires",
+    "assignment or subletting requires the landlord's consent",
+    "rent during a holdover tenancy",
+    # credit agreements
+    "events of default under the credit agreement",
+    "interest rate applicable to term SOFR loans",
+    "maximum consolidated leverage ratio financial covenant",
+    "conditions precedent to the initial borrowing",
+    "mandatory prepayment from asset sale proceeds",
+    # municipal code
+    "annual rent increase allowed for covered residential units",
+    "tenant petition to contest a rent increase",
+    "which units are exempt from the rent adjustment ordinance",
+    # court orders and opinions
+    "what did the court order on remand",
+    "standard of review for withdrawing a guilty plea",
+    "was the plea knowing and voluntary",
+    "interstate water compact allocation dispute",
+    # other contracts and governance
+    "indemnification of the indemnified parties for third party claims",
+    "confidentiality obligations survive termination",
+    "governing law and exclusive venue",
+    "non-competition restrictions after employment ends",
+    "board of directors quorum and voting",
+    "limitation of liability for consequential damages",
+    # section look-ups
+    "Section 8.22.030(C)",
+    "Article IV",
+    "Section 2.1",
+    "§ 7.01 events of default",
+    "Section 9.5(b) notices",
+    # operators
+    '"events of default" page:1-50',
+    "doc:*lease* rent abatement",
+    'security deposit doc:*lease* -"letter of credit"',
+    "termination for convenience -employee",
+)
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One query's two legs, ready to run bare (SQL and bound parameters, vector precomputed)."""
+
+    query: str
+    search_text: str
+    dense: tuple[Any, dict[str, Any]]
+    sparse: tuple[Any, dict[str, Any]]
+
+
+def prepare(corpus: Corpus, raw: str) -> Prepared:
+    """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
+    from kruschnexus.retrieve.query import parse_query
+    from kruschnexus.retrieve.search import LEG_DEPTH, span_filter
+    from kruschnexus.store import queries as q
+
+    parsed = parse_query(raw)
+    span_f = span_filter(parsed, corpus.workspace)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    base = {"text": parsed.search_text, "limit": LEG_DEPTH, "vector": vector}
+    dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
+    sparse_sql, sparse_params = q.sparse_leg(span_f)
+    dense = (dense_sql, {**dense_params, **base})
+    return Prepared(raw, parsed.search_text, dense, (sparse_sql, {**sparse_params, **base}))
+
+
+def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
+    """True when the planner serves the dense leg from the HNSW index (EXPLAIN under the leg's settings)."""
+    from psycopg import sql
+
+    statement, params = prepared.dense
+    plan = store.run_leg(sql.SQL("EXPLAIN ") + statement, params)
+    return any(f"spans_hnsw_d{dim}" in str(next(iter(row.values()))) for row in plan)
+
+
+def stats(values: Sequence[float]) -> dict[str, float]:
+    """p50, p95 and mean of seconds, in milliseconds."""
+    ms = np.asarray(values, dtype=np.float64) * 1000.0
+    return {
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "mean_ms": float(ms.mean()),
+    }
+
+
+def time_once(corpus: Corpus, p: Prepared, full_first: bool) -> tuple[dict[str, float], int]:
+    """One sample of each measurement for one query (seconds) and the hit count of the full search.
+
+    The full search and the bare legs run the same statements back to back, so whichever runs second finds
+    the pages the first one read in the buffer cache; ``full_first`` alternates between repeats.
+    """
+    store, embedder = corpus.store, corpus.embedder
+    t: dict[str, float] = {}
+    hits = 0
+    for step in ("full", "bare") if full_first else ("bare", "full"):
+        started = time.perf_counter()
+        if step == "full":
+            hits = len(corpus.search(p.query, k=K))
+            t["full"] = time.perf_counter() - started
+        else:
+            store.run_leg(*p.dense)
+            middle = time.perf_counter()
+            store.run_leg(*p.sparse)
+            t["dense"], t["sparse"] = middle - started, time.perf_counter() - middle
+            t["bare"] = t["dense"] + t["sparse"]
+    started = time.perf_counter()
+    embedder.embed([p.search_text])
+    t["embed"] = time.perf_counter() - started
+    t["rest"] = t["full"] - t["bare"] - t["embed"]
+    return t, hits
+
+
+def measure(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, Any]:
+    """Warm up once, then time full search, bare legs and embedding ``repeat`` times per query."""
+    started = time.perf_counter()
+    for raw in queries:
+        corpus.search(raw, k=K)
+    warmup = time.perf_counter() - started
+    prepared = [prepare(corpus, raw) for raw in queries]
+    names = ("full", "bare", "dense", "sparse", "embed", "rest")
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    per_query: dict[str, dict[str, list[float]]] = {raw: {"full": [], "bare": []} for raw in queries}
+    hits: dict[str, int] = {}
+    for r in range(repeat):
+        for p in prepared:
+            t, hits[p.query] = time_once(corpus, p, full_first=r % 2 == 0)
+            for name in names:
+                samples[name].append(t[name])
+            per_query[p.query]["full"].append(t["full"])
+            per_query[p.query]["bare"].append(t["bare"])
+    summary = {name: stats(values) for name, values in samples.items()}
+    full, bare = summary["full"], summary["bare"]
+    return {
+        "queries": len(queries),
+        "repeat": repeat,
+        "samples": len(samples["full"]),
+        "warmup_seconds": round(warmup, 3),
+        "latency": summary,
+        "ratio_full_over_bare": {key: full[key] / bare[key] for key in ("p50_ms", "p95_ms", "mean_ms")},
+        "dense_uses_hnsw": sum(uses_hnsw(corpus.store, p, corpus.embedder.dim) for p in prepared),
+        "per_query": [
+            {
+                "query": raw,
+                "hits": hits[raw],
+                "full_p50_ms": float(np.median(v["full"]) * 1000.0),
+                "bare_p50_ms": float(np.median(v["bare"]) * 1000.0),
+            }
+            for raw, v in per_query.items()
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- synthetic workspace
+
+_COMMON = (
+    "the of and to in a or by any such shall be as for with this that on under is its at all other"
+    " from not which may than each if no upon herein thereof hereunder including without limitation"
+).split()
+_LEGAL = (
+    "agreement party parties section article provision notice written consent term period date effective"
+    " termination terminate breach default event remedy cure obligation right rights waiver amendment"
+    " assignment successor assigns affiliate law governing jurisdiction venue court dispute arbitration"
+    " indemnify indemnification claim claims loss losses damages liability consequential confidential"
+    " information disclosure representation warranty covenant material adverse payment fee fees cost"
+    " expense tax taxes insurance property interest reasonable business day days month year applicable"
+    " required requirement pursuant accordance respect extent prior following herein schedule exhibit"
+).split()
+_FAMILY_WORDS = {
+    "lease": (
+        "lease landlord tenant premises rent base additional security deposit sublet sublease holdover"
+        " repairs maintenance common area operating expenses abatement renewal option surrender alterations"
+        " utilities occupancy square feet building parking casualty condemnation estoppel guaranty"
+    ).split(),
+    "credit_agreement": (
+        "borrower lender lenders administrative agent loan loans revolving term commitment sofr margin"
+        " prepayment mandatory voluntary collateral lien liens guarantor leverage ratio consolidated ebitda"
+        " indebtedness restricted payment investment maturity letter credit issuer swingline acceleration"
+    ).split(),
+    "municipal_code": (
+        "city council ordinance resolution chapter code department director permit license fee residential"
+        " unit units owner rental increase petition hearing officer board exempt exemption program annual"
+        " adjustment allowance banking notice registry capital improvement decrease service"
+    ).split(),
+    "court_order": (
+        "court plaintiff defendant appellant appellee motion order judgment remand district circuit appeal"
+        " opinion trial plea guilty counsel evidence review standard discretion error statute jurisdiction"
+        " compact water allocation state federal claim summary dismissal affirm reverse vacate"
+    ).split(),
+}
+_FAMILIES = tuple(_FAMILY_WORDS)
+_HEADINGS = {
+    "lease": (
+        "Premises, Term, Base Rent, Additional Rent, Security Deposit, Use, Repairs and Maintenance, Alterations,"
+        " Assignment and Subletting, Insurance, Casualty, Condemnation, Default, Surrender, Holdover, Notices"
+    ).split(", "),
+    "credit_agreement": (
+        "Definitions, Amount and Terms of Credit, Interest, Fees, Prepayments, Conditions Precedent,"
+        " Representations and Warranties, Affirmative Covenants, Negative Covenants, Financial Covenants,"
+        " Events of Default, The Administrative Agent, Miscellaneous"
+    ).split(", "),
+    "municipal_code": (
+        "Title and Purpose, Definitions, Applicability, Exemptions, Allowable Rent Increases, Petitions,"
+        " Hearing Procedures, Appeals, Notices to Tenants, Fees, Enforcement, Severability"
+    ).split(", "),
+    "court_order": (
+        "Background, Procedural History, Standard of Review, Discussion, Jurisdiction, Analysis, Conclusion,"
+        " Order, Remand, Dissent"
+    ).split(", "),
+}
+_ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
+
+
+def _pseudo_words(rng: np.random.Generator, count: int) -> list[str]:
+    """Distinct made-up words (the long tail of a real vocabulary: names, numbers, rare terms)."""
+    letters = np.array(list("abcdefghiklmnoprstuvwy"))
+    words: set[str] = set()
+    while len(words) < count:
+        words.add("".join(rng.choice(letters, size=int(rng.integers(5, 11)))))
+    return sorted(words)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Zipf-weighted general vocabulary plus one topical list per document family."""
+
+    general: np.ndarray
+    cdf: np.ndarray
+    family: dict[str, np.ndarray]
+
+    @classmethod
+    def build(cls, rng: np.random.Generator) -> Vocabulary:
+        """Function words take the top Zipf ranks; legal words are scattered among 8000 made-up ones."""
+        tail = _LEGAL + _pseudo_words(rng, 8000)
+        general = np.array(_COMMON + [tail[i] for i in rng.permutation(len(tail))])
+        cdf = np.cumsum(1.0 / np.arange(1, len(general) + 1))
+        return cls(general, cdf / cdf[-1], {k: np.array(v) for k, v in _FAMILY_WORDS.items()})
+
+    def span_text(self, rng: np.random.Generator, family: str) -> str:
+        """40-90 words, about one in eight from the document family's topical list."""
+        n = int(rng.integers(40, 91))
+        general = self.general[np.minimum(np.searchsorted(self.cdf, rng.random(n)), len(self.general) - 1)]
+        topical = rng.choice(self.family[family], size=n)
+        words = np.where(rng.random(n) < TOPICAL_SHARE, topical, general)
+        words[0] = words[0].capitalize()
+        return " ".join(words.tolist()) + "."
+
+
+def _section(family: str, page: int, ordinal: int) -> tuple[str, list[str], str]:
+    """Section id, section path and header of a span (a new section every page, a new article every 10)."""
+    major = (page - 1) // 10 + 1
+    minor = (page - 1) % 10 + 1
+    letter = "abcd"[ordinal // 3]
+    headings = _HEADINGS[family]
+    title = headings[(7 * major + minor) % len(headings)]
+    if family == "municipal_code":
+        chapter = f"8.{20 + major}"
+        section = f"{chapter}.0{minor}0"
+        ident = f"{section}({letter.upper()})"
+        return ident, [chapter, section, ident], f"{section} {title}"
+    article = f"Article {_ROMAN[(major - 1) % len(_ROMAN)]}"
+    ident = f"{major}.{minor}({letter})"
+    return ident, [article, f"{major}.{minor}", ident], f"{major}.{minor} {title}"
+
+
+def _page_spans(
+    vocab: Vocabulary, rng: np.random.Generator, family: str, page: int, count: int
+) -> tuple[str, list[dict[str, Any]]]:
+    """A page's text and its span rows (without workspace, document, vector): each span a slice of the text."""
+    texts = [vocab.span_text(rng, family) for _ in range(count)]
+    rows, pos = [], 0
+    for ordinal, text in enumerate(texts):
+        section, path, header = _section(family, page, ordinal)
+        rows.append(
+            {
+                "page_number": page,
+                "ordinal": ordinal,
+                "char_start": pos,
+                "char_end": pos + len(text),
+                "text": text,
+                "section": section,
+                "section_path": path,
+                "heading_path": [f"Page {page}", header],
+                "header": header,
+                "boxes": [[72.0, 72.0 + 60.0 * ordinal, 468.0, 50.0]],
+                "bbox": [72.0, 72.0 + 60.0 * ordinal, 468.0, 50.0],
+                "locator": None,
+                "used_ocr": False,
+            }
+        )
+        pos += len(text) + 1
+    return "\n".join(texts), rows
+
+
+def _write_document(
+    store: PgStore, workspace: str, model_id: str, dim: int, number: int, spans: int, gen: dict[str, Any]
+) -> int:
+    """One synthetic document of ``spans`` spans in one transaction; returns its page count."""
+    rng, vocab = gen["rng"], gen["vocab"]
+    family = _FAMILIES[number % len(_FAMILIES)]
+    source = f"synthetic_{family}_{number:04d}.pdf"
+    doc_id = hashlib.sha256(f"{SEED}:{source}".encode()).hexdigest()
+    pages = math.ceil(spans / SPANS_PER_PAGE)
+    with store.document_transaction() as writer:
+        writer.document(
+            {
+                "workspace": workspace,
+                "doc_id": doc_id,
+                "source": source,
+                "doc_type": None,
+                "kind": "pdf",
+                "byte_size": 1000 * pages,
+                "page_count": pages,
+                "extractor_version": "synthetic",
+                "chunker_version": "synthetic",
+                "model_id": model_id,
+            }
+        )
+        rows: list[dict[str, Any]] = []
+        for page in range(1, pages + 1):
+            count = min(SPANS_PER_PAGE, spans - (page - 1) * SPANS_PER_PAGE)
+            text, page_rows = _page_spans(vocab, rng, family, page, count)
+            writer.page(
+                {
+                    "workspace": workspace,
+                    "doc_id": doc_id,
+                    "page_number": page,
+                    "text": text,
+                    "width": 612.0,
+                    "height": 792.0,
+                    "rotation": 0,
+                    "label": None,
+                    "used_ocr": False,
+                    "needs_ocr": False,
+                }
+            )
+            rows.extend(page_rows)
+        vectors = rng.standard_normal((len(rows), dim), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        writer.spans(
+            [
+                {**row, "workspace": workspace, "doc_id": doc_id, "dim": dim, "embedding": vector}
+                for row, vector in zip(rows, vectors, strict=True)
+            ]
+        )
+    return pages
+
+
+def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dict[str, Any]:
+    """Fill ``corpus``'s (new) workspace with ``spans`` synthetic spans, then ANALYZE; returns timings.
+
+    ``ensure_workspace`` creates the HNSW index. Unless ``index_during_load``, it is dropped before the load
+    and built again afterwards with the same DDL (``hnsw_index_ddl``): far faster than inserting each random
+    vector into the graph, and the same index in the end. Only ever run against the bench's own database.
+    """
+    from psycopg import sql
+
+    from kruschnexus.store import queries as q
+
+    store, embedder = corpus.store, corpus.embedder
+    store.ensure_workspace(corpus.workspace, embedder.model_id, embedder.dim)
+    index_name = f"spans_hnsw_d{embedder.dim}"
+    if not index_during_load:
+        store.conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index_name)))
+    rng = np.random.default_rng(SEED)
+    gen = {"rng": rng, "vocab": Vocabulary.build(rng)}
+    per_doc = SPANS_PER_PAGE * PAGES_PER_DOC
+    docs = math.ceil(spans / per_doc)
+    started = time.perf_counter()
+    pages = 0
+    for number in range(docs):
+        count = min(per_doc, spans - number * per_doc)
+        pages += _write_document(store, corpus.workspace, embedder.model_id, embedder.dim, number, count, gen)
+        done = min(spans, (number + 1) * per_doc)
+        rate = done / (time.perf_counter() - started)
+        progress(f"  generated {done}/{spans} spans ({rate:.0f} spans/s)")
+    load_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    if not index_during_load:
+        progress("  building the HNSW index")
+        store.conn.execute("SET maintenance_work_mem = '1GB'")
+        store.conn.execute(q.hnsw_index_ddl(embedder.dim))
+        store.conn.execute("RESET maintenance_work_mem")
+    index_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    for table in ("documents", "pages", "spans"):
+        store.conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table)))
+    analyze_seconds = time.perf_counter() - started
+    index = store.conn.execute(
+        "SELECT pg_size_pretty(pg_relation_size(%(name)s::regclass)) AS size", {"name": index_name}
+    ).fetchone()
+    return {
+        "documents": docs,
+        "pages": pages,
+        "spans": spans,
+        "index_during_load": index_during_load,
+        "load_seconds": round(load_seconds, 3),
+        "index_build_seconds": None if index_during_load else round(index_seconds, 3),
+        "analyze_seconds": round(analyze_seconds, 3),
+        "total_seconds": round(load_seconds + index_seconds + analyze_seconds, 3),
+        "hnsw_index_size": None if index is None else index["size"],
+    }
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def progress(message: str) -> None:
+    """A progress line on stderr."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def wait_settled(corpus: Corpus, interval: float) -> tuple[int, int, int]:
+    """Poll the workspace counts every ``interval`` seconds until two readings agree (once if 0)."""
+    counts = corpus.counts()
+    while interval > 0:
+        time.sleep(interval)
+        again = corpus.counts()
+        if again == counts:
+            break
+        progress(f"  workspace still growing: {again[0]} documents, {again[2]} spans")
+        counts = again
+    return counts
+
+
+def run_corpus(workspace: str, repeat: int, settle: float) -> tuple[dict[str, Any], Embedder]:
+    """Setting 1: the ingested workspace under NEXUS_HOME."""
+    from kruschnexus import Corpus
+    from kruschnexus.config import Settings
+
+    settings = Settings.load()
+    corpus = Corpus(workspace=workspace, settings=settings)
+    try:
+        progress(f"corpus: workspace {workspace!r} under {settings.home}")
+        documents, pages, spans = wait_settled(corpus, settle)
+        result = {
+            "setting": "corpus",
+            "workspace": workspace,
+            "home": str(settings.home),
+            "documents": documents,
+            "pages": pages,
+            "spans": spans,
+        }
+        result.update(measure(corpus, QUERIES, repeat))
+        return result, corpus.embedder
+    finally:
+        corpus.close()
+
+
+def run_synthetic(spans: int, repeat: int, embedder: Embedder | None, index_during_load: bool) -> dict[str, Any]:
+    """Setting 2: a generated workspace in a fresh temporary home (removed afterwards)."""
+    from kruschnexus import Corpus
+    from kruschnexus.config import Settings
+    from kruschnexus.embed.local import MODEL_ID, MiniLmEmbedder
+
+    home = Path(tempfile.mkdtemp(prefix="nexus-bench-search-"))
+    try:
+        settings = Settings.load(overrides={"home": str(home)}, env={})
+        if embedder is None or embedder.model_id != MODEL_ID:
+            embedder = MiniLmEmbedder(threads=settings.threads, batch_size=settings.embed_batch)
+        corpus = Corpus(workspace=SYNTHETIC_WORKSPACE, settings=settings, embedder=embedder)
+        try:
+            progress(f"synthetic: generating {spans} spans in {home}")
+            started = time.perf_counter()
+            _ = corpus.store
+            server_seconds = time.perf_counter() - started
+            result: dict[str, Any] = {"setting": "synthetic", "workspace": SYNTHETIC_WORKSPACE}
+            result["generation"] = generate(corpus, spans, index_during_load)
+            result["generation"]["server_start_seconds"] = round(server_seconds, 3)
+            result["documents"], result["pages"], result["spans"] = corpus.counts()
+            progress("synthetic: measuring")
+            result.update(measure(corpus, QUERIES, repeat))
+            return result
+        finally:
+            corpus.close()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def render(result: dict[str, Any]) -> str:
+    """A readable table for one setting."""
+    lat, ratio = result["latency"], result["ratio_full_over_bare"]
+    lines = [
+        f"== {result['setting']}: workspace {result['workspace']!r}: {result['documents']} documents,"
+        f" {result['pages']} pages, {result['spans']} spans",
+    ]
+    gen = result.get("generation")
+    if gen:
+        how = (
+            "rows loaded with the HNSW index in place"
+            if gen["index_during_load"]
+            else f"rows loaded, then HNSW index built in {gen['index_build_seconds']:.1f} s"
+        )
+        lines.append(
+            f"   generated in {gen['total_seconds']:.1f} s: {gen['load_seconds']:.1f} s {how},"
+            f" ANALYZE {gen['analyze_seconds']:.1f} s; HNSW index {gen['hnsw_index_size']}"
+        )
+    lines.append(
+        f"   {result['queries']} queries x {result['repeat']} repeats = {result['samples']} samples,"
+        f" k={K}; warm-up pass {result['warmup_seconds']:.1f} s"
+    )
+    lines.append(f"   {'':34} {'p50 ms':>9} {'p95 ms':>9} {'mean ms':>9}")
+    rows = (
+        ("Corpus.search (full)", "full"),
+        ("bare legs (dense + sparse SQL)", "bare"),
+        ("  dense leg", "dense"),
+        ("  sparse leg", "sparse"),
+        ("query embedding alone", "embed"),
+        ("rest (full - bare - embed)", "rest"),
+    )
+    for label, key in rows:
+        s = lat[key]
+        lines.append(f"   {label:34} {s['p50_ms']:9.2f} {s['p95_ms']:9.2f} {s['mean_ms']:9.2f}")
+    lines.append(f"   {'ratio full / bare':34} {ratio['p50_ms']:9.2f} {ratio['p95_ms']:9.2f} {ratio['mean_ms']:9.2f}")
+    lines.append(f"   dense leg planned on the HNSW index: {result['dense_uses_hnsw']}/{result['queries']} queries")
+    slowest = sorted(result["per_query"], key=lambda r: -r["full_p50_ms"])[:3]
+    lines.append("   slowest queries (p50 full / bare ms, hits):")
+    lines.extend(f"     {r['full_p50_ms']:8.2f} / {r['bare_p50_ms']:8.2f}  {r['hits']}  {r['query']}" for r in slowest)
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    """Where the figures were measured."""
+    from kruschnexus.embed.local import MODEL_ID
+
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "model": MODEL_ID,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workspace", default="corpus", help="ingested workspace under NEXUS_HOME (default corpus)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each query (default 5)")
+    parser.add_argument("--generate", type=int, default=100_000, help="synthetic spans (default 100000; 0: skip)")
+    parser.add_argument("--skip-corpus", action="store_true", help="skip the ingested-workspace setting")
+    parser.add_argument(
+        "--settle", type=float, default=0.0, help="poll the workspace counts every S seconds until they stop growing"
+    )
+    parser.add_argument(
+        "--index-during-load",
+        action="store_true",
+        help="keep the HNSW index while loading the synthetic rows (slow) instead of building it afterwards",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "k": K,
+        "repeat": args.repeat,
+        "settings": {},
+    }
+    embedder = None
+    if not args.skip_corpus:
+        report["settings"]["corpus"], embedder = run_corpus(args.workspace, args.repeat, args.settle)
+    if args.generate > 0:
+        report["settings"]["synthetic"] = run_synthetic(args.generate, args.repeat, embedder, args.index_during_load)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        m = report["machine"]
+        print(f"search latency, {report['date']}, {m['cpus']} CPUs, {m['platform']}, Python {m['python']}")
+        for result in report["settings"].values():
+            print()
+            print(render(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
