@@ -6,7 +6,6 @@ tests can check that they are exactly the span's text without trusting the extra
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -85,8 +84,3 @@ def text_in_boxes(chars: Sequence[PrintedChar], boxes: Sequence[Sequence[float]]
             taken.add(i)
             parts.append(chars[i].text)
     return "".join(parts)
-
-
-def close(a: float, b: float, tol: float) -> bool:
-    """``|a - b| <= tol``."""
-    return math.isclose(a, b, abs_tol=tol)

@@ -12,7 +12,7 @@ from kruschnexus.config import Settings
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import ConfigError
+from kruschnexus.errors import ConfigError, EmbedError
 from kruschnexus.ingest import FileResult, Ingester, Progress
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
@@ -111,18 +111,19 @@ class Corpus:
         Raises:
             QueryError: the query is malformed (the message names the position).
         """
-        return self._run(query, k).hits
+        return self.run(query, k).hits
 
     def explain(self, query: str, k: int = 5) -> ExplainTrace:
         """Every candidate of ``query`` with its ranks, RRF terms, boost and why it was admitted or not."""
-        return self._run(query, k).trace
+        return self.run(query, k).trace
 
     def fusion_settings(self) -> FusionSettings:
         """RRF k, section boost and the floor in force (the model's own unless ``NEXUS_FLOOR`` is set)."""
         floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
         return FusionSettings(rrf_k=self.settings.rrf_k, section_boost=self.settings.section_boost, floor=floor)
 
-    def _run(self, query: str, k: int) -> SearchOutcome:
+    def run(self, query: str, k: int = 5) -> SearchOutcome:
+        """One search returning both the hits and the explain trace (what the CLI uses)."""
         self._require_workspace()
         return run_search(self.store, self.embedder, self.workspace, query, k, self.fusion_settings())
 
@@ -131,8 +132,6 @@ class Corpus:
         if stored is None:
             raise ConfigError(f"workspace {self.workspace!r} does not exist: ingest into it first")
         if stored != (self.embedder.model_id, self.embedder.dim):
-            from kruschnexus.errors import EmbedError
-
             raise EmbedError(
                 f"workspace {self.workspace!r} was built with {stored[0]} ({stored[1]} dims); the current model is"
                 f" {self.embedder.model_id} ({self.embedder.dim} dims)"

@@ -15,7 +15,7 @@ from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
-from kruschnexus.extract import EXTRACTOR_VERSION, REGISTRY, open_source
+from kruschnexus.extract import EXTRACTOR_VERSION, open_source
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 
@@ -239,11 +239,6 @@ def embedding_text(chunk: Chunk) -> str:
     context = " > ".join(h for h in chunk.heading_path[1:] if h and h not in chunk.text)
     body = " ".join(chunk.text.split())
     return f"{context}\n{body}" if context else body
-
-
-def supported_suffixes() -> list[str]:
-    """File suffixes some parser reads."""
-    return [s for suffixes, _ in REGISTRY.values() for s in suffixes]
 
 
 def _check_file(path: Path, max_bytes: int) -> None:

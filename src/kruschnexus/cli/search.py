@@ -22,10 +22,10 @@ def command(query: str, workspace: str, k: int, as_json: bool) -> None:
     references in the text (Section 8.22.030(C), § 8.22, Art. IV) restrict hits to that section.
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
-        hits = corpus.search(query, k=k)
-        if as_json:
-            render.hits_json(hits)
-        elif hits:
-            render.hits_table(hits)
-        else:
-            render.abstain(corpus.explain(query, k=k))
+        outcome = corpus.run(query, k=k)
+    if as_json:
+        render.hits_json(outcome.hits)
+    elif outcome.hits:
+        render.hits_table(outcome.hits)
+    else:
+        render.abstain(outcome.trace)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kruschnexus.model import Rect, union
 from kruschnexus.parse.glyphs import Glyph, assemble
@@ -37,7 +37,6 @@ class Fragment:
     size: float
     bold: bool
     is_stamp: bool = False
-    kind_hint: str = field(default="")
 
 
 def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:

@@ -115,18 +115,6 @@ def fuse(candidates: Iterable[Candidate], settings: FusionSettings, named: Named
     return sorted(scored, key=lambda s: (-s.score, s.candidate.key))
 
 
-def merge_legs(
-    dense: Sequence[tuple[tuple[str, int, int], float]], sparse: Sequence[tuple[tuple[str, int, int], float]]
-) -> dict[tuple[str, int, int], dict[str, float | int]]:
-    """Ranks and scores by key from two ranked lists of ``(key, value)`` (best first)."""
-    merged: dict[tuple[str, int, int], dict[str, float | int]] = {}
-    for rank, (key, cosine) in enumerate(dense, start=1):
-        merged.setdefault(key, {}).update(dense_rank=rank, cosine=cosine)
-    for rank, (key, value) in enumerate(sparse, start=1):
-        merged.setdefault(key, {}).update(sparse_rank=rank, sparse_score=value)
-    return merged
-
-
 @dataclass
 class Abstain:
     """Why a search returned nothing: best cosine seen, the floor, and rejections by reason."""
