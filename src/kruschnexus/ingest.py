@@ -22,6 +22,17 @@ from kruschnexus.store.postgres import DocumentWriter, PgStore
 CHUNKER_VERSION = "sections-1"
 #: Spans embedded and inserted per batch (memory stays flat however long the document).
 SPAN_BATCH = 64
+#: Pages (or units) inserted per batch at most.
+PAGE_BATCH = 256
+
+
+@dataclass
+class _Batch:
+    """Rows waiting to be written: pages and blocks first, then the spans cut from them."""
+
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    spans: list[tuple[Chunk, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -32,6 +43,9 @@ class FileResult:
         status: ``ingested``, ``unchanged`` (same bytes already stored), ``skipped`` (found while walking a
             folder but of an unsupported kind) or ``failed``.
         needs_ocr: 1-based numbers of pages without a usable text layer.
+        pages: physical pages, or units of an unpaged format (paragraphs, cells, rows, elements, line runs).
+        kind: the format read (``pdf``, ``docx``, ``csv``, ...).
+        meta: what the reader detected (text encoding, CSV dialect, OCR engine).
     """
 
     path: str
@@ -42,6 +56,8 @@ class FileResult:
     spans: int = 0
     needs_ocr: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    kind: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -121,11 +137,13 @@ class Ingester:
             return FileResult(str(path), "unchanged", note, doc_id=digest)
         blobs.keep(self.settings.blob_dir, path, digest)
         with open_source(path) as source:
-            if source.page_count > self.settings.max_pages:
+            if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
             if progress is not None:
                 progress.file_started(path, source.page_count)
-            result = FileResult(str(path), "ingested", doc_id=digest, pages=source.page_count)
+            result = FileResult(
+                str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
+            )
             with self.store.document_transaction() as writer:
                 writer.document(
                     {
@@ -139,6 +157,7 @@ class Ingester:
                         "extractor_version": EXTRACTOR_VERSION,
                         "chunker_version": CHUNKER_VERSION,
                         "model_id": self.embedder.model_id,
+                        "meta": source.meta,
                     }
                 )
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
@@ -158,28 +177,30 @@ class Ingester:
         tick: Callable[[], None] | None,
     ) -> None:
         tracker = SectionTracker()
-        pending: list[tuple[Chunk, int]] = []
+        batch = _Batch()
         for page in pages:
-            writer.page(self._page_row(doc_id, page))
-            writer.blocks([self._block_row(doc_id, page, k) for k in range(len(page.blocks))])
+            batch.pages.append(self._page_row(doc_id, page))
+            batch.blocks.extend(self._block_row(doc_id, page, k) for k in range(len(page.blocks)))
             if page.needs_ocr:
                 result.needs_ocr.append(page.number)
             chunks = chunk_page(page, tracker, self.settings.chunk_max_chars)
-            pending.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
-            if len(pending) >= SPAN_BATCH:
-                result.spans += self._flush(writer, doc_id, pending)
-                pending = []
+            batch.spans.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
+            if len(batch.spans) >= SPAN_BATCH or len(batch.pages) >= PAGE_BATCH:
+                result.spans += self._flush(writer, doc_id, batch)
+                batch = _Batch()
             if tick is not None:
                 tick()
-        result.spans += self._flush(writer, doc_id, pending)
+        result.spans += self._flush(writer, doc_id, batch)
 
-    def _flush(self, writer: DocumentWriter, doc_id: str, pending: Sequence[tuple[Chunk, int]]) -> int:
-        if not pending:
+    def _flush(self, writer: DocumentWriter, doc_id: str, batch: _Batch) -> int:
+        writer.pages(batch.pages)
+        writer.blocks(batch.blocks)
+        if not batch.spans:
             return 0
-        vectors = self.embedder.embed([embedding_text(chunk) for chunk, _ in pending])
+        vectors = self.embedder.embed([embedding_text(chunk) for chunk, _ in batch.spans])
         rows = [
             self._span_row(doc_id, chunk, ordinal, vector)
-            for (chunk, ordinal), vector in zip(pending, vectors, strict=True)
+            for (chunk, ordinal), vector in zip(batch.spans, vectors, strict=True)
         ]
         writer.spans(rows)
         return len(rows)
@@ -196,6 +217,7 @@ class Ingester:
             "label": page.label,
             "used_ocr": page.used_ocr,
             "needs_ocr": page.needs_ocr,
+            "locator": page.locator,
         }
 
     def _block_row(self, doc_id: str, page: Page, ordinal: int) -> dict[str, Any]:
@@ -225,9 +247,9 @@ class Ingester:
             "section_path": list(chunk.section_path),
             "heading_path": list(chunk.heading_path),
             "header": chunk.header,
-            "boxes": [list(to_xywh(r)) for r in chunk.rects],
+            "boxes": [list(to_xywh(r)) for r in chunk.rects] if chunk.rects else None,
             "bbox": None if bbox is None else list(to_xywh(bbox)),
-            "locator": None,
+            "locator": chunk.locator,
             "used_ocr": chunk.used_ocr,
             "dim": self.embedder.dim,
             "embedding": vector,

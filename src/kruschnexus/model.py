@@ -8,10 +8,31 @@ A :data:`Rect` is ``(x0, y0, x1, y1)`` with ``x0 <= x1`` and ``y0 <= y1``. Offse
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 Rect = tuple[float, float, float, float]
+
+#: A structured position inside an unpaged document (or a table cell on a page), e.g. ``{"kind": "row", "row": 4}``.
+Locator = dict[str, Any]
+
+
+def locator_label(locator: Mapping[str, Any]) -> str:
+    """How a citation names a locator: ``row 4``, ``para. 12``, ``table 1 row 2 col 3``, ``lines 3-9``."""
+    kind = locator.get("kind")
+    if kind == "row":
+        return f"row {locator['row']}"
+    if kind == "paragraph":
+        return f"para. {locator['index']}"
+    if kind == "table_cell":
+        return f"table {locator['table']} row {locator['row']} col {locator['col']}"
+    if kind == "lines":
+        first, last = locator["start"], locator["end"]
+        return f"line {first}" if first == last else f"lines {first}-{last}"
+    if kind == "element":
+        return f"block {locator['index']}"
+    return str(kind)
 
 
 def union(rects: Iterable[Rect]) -> Rect | None:
@@ -77,6 +98,7 @@ class Block:
         rect: union of the block's line rectangles.
         is_bold: most of the block's glyphs are in a bold font.
         size: median glyph height in points (a proxy for font size).
+        level: outline level of a heading when the format states it (DOCX ``Heading 2`` is 2), else 0.
     """
 
     kind: BlockKind
@@ -87,14 +109,20 @@ class Block:
     rect: Rect
     is_bold: bool = False
     size: float = 0.0
+    level: int = 0
 
 
 @dataclass
 class Page:
-    """One physical page: canonical text, a box per character, lines and typed blocks.
+    """One physical page (or one unit of an unpaged format): canonical text, a box per character, lines and
+    typed blocks.
 
     ``char_rects[i]`` is the printed box of ``text[i]``, or ``None`` for whitespace and for separators the
     extractor inserted. ``len(char_rects) == len(text)`` always.
+
+    Unpaged formats (DOCX, CSV, HTML, text) have no physical pages: each unit (a paragraph, a table cell, a row,
+    an element, a run of lines) is a ``Page`` whose ``locator`` says where it is, whose ``number`` is only its
+    ordinal in the document, and whose characters have no boxes.
     """
 
     number: int
@@ -108,6 +136,15 @@ class Page:
     label: str | None = None
     used_ocr: bool = False
     needs_ocr: bool = False
+    locator: Locator | None = None
+
+    @property
+    def place(self) -> str:
+        """The first element of a span's heading path: ``Page 3``, or the unit's locator label (``Row 4``)."""
+        if self.locator is None:
+            return f"Page {self.number}"
+        label = locator_label(self.locator)
+        return label[:1].upper() + label[1:]
 
     def line_rects(self, start: int, end: int) -> list[Rect]:
         """One rectangle per printed line for the text range ``[start, end)``.
@@ -144,6 +181,7 @@ class Chunk:
     header: str
     block_kinds: tuple[str, ...]
     used_ocr: bool = False
+    locator: Locator | None = None
 
     @property
     def bbox(self) -> Rect | None:

@@ -76,7 +76,7 @@ def _verify_document(
     for row in store.document_spans(workspace, doc_id):
         spans_by_page.setdefault(int(row["page_number"]), []).append(row)
     try:
-        with open_source(path) as source:
+        with open_source(path, str(doc["kind"])) as source:
             if source.page_count != len(stored_pages):
                 miss(None, f"{source.page_count} pages in the file, {len(stored_pages)} stored")
             for number, stored in sorted(stored_pages.items()):

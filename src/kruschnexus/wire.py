@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kruschnexus.model import locator_label
 from kruschnexus.schema.v1 import Hit
 
 
 def citation(source: str, page_number: int | None, header: str, locator_label: str | None = None) -> str:
-    """``"{source} p.{page} § {header}"`` (``§ header`` left out when there is no heading)."""
+    """``"{source} p.{page} § {header}"``, or ``"{source} {locator label} § {header}"`` for an unpaged unit
+    (``§ header`` left out when there is no heading)."""
     where = f"p.{page_number}" if page_number is not None else (locator_label or "")
     base = f"{source} {where}".strip()
     return f"{base} § {header}" if header else base
@@ -29,14 +31,17 @@ def hit_from_row(
 ) -> Hit:
     """A stored span row (see ``store.queries.SELECT_SPANS``) as a v1 hit."""
     bbox = row["bbox"]
+    locator = row["locator"]
+    page_number = row["page_number"] if row["paged"] else None
+    label = None if page_number is not None or locator is None else locator_label(locator)
     return Hit(
-        citation=citation(row["source"], row["page_number"], row["header"]),
+        citation=citation(row["source"], page_number, row["header"], label),
         doc_id=row["doc_id"],
         source=row["source"],
         doc_type=row["doc_type"],
-        page_number=row["page_number"],
+        page_number=page_number,
         page_label=row["label"],
-        locator=row["locator"],
+        locator=locator,
         header=row["header"],
         heading_path=list(row["heading_path"]),
         section=row["section"],

@@ -48,10 +48,11 @@ def chunk_page(page: Page, tracker: SectionTracker, max_chars: int) -> list[Chun
                     rects=page.line_rects(start, end),
                     section=region.section,
                     section_path=region.section_path,
-                    heading_path=(f"Page {page.number}", *region.headers),
+                    heading_path=(page.place, *region.headers),
                     header=region.headers[-1] if region.headers else "",
                     block_kinds=tuple(dict.fromkeys(region.kinds)),
                     used_ocr=page.used_ocr,
+                    locator=page.locator,
                 )
             )
     return chunks
@@ -97,7 +98,7 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
     if marker is not None:
         tracker.open(marker, header_of(text, block.kind))
     elif block.kind == BlockKind.HEADING:
-        tracker.title(header_of(text, block.kind))
+        tracker.title(header_of(text, block.kind), block.level)
 
 
 def header_of(text: str, kind: BlockKind) -> str:

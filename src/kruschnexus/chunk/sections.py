@@ -89,6 +89,7 @@ class _Entry:
     header: str
     item_type: str = ""
     label: str = ""
+    level: int = 0
 
 
 class SectionTracker:
@@ -115,9 +116,14 @@ class SectionTracker:
         """Headings of the open sections, outermost first."""
         return tuple(e.header for e in self._stack)
 
-    def title(self, header: str) -> None:
-        """An unnumbered heading: closes every open section and becomes the outermost heading."""
-        self._stack = [_Entry("title", None, header)]
+    def title(self, header: str, level: int = 0) -> None:
+        """An unnumbered heading: closes every open section and becomes the outermost heading.
+
+        A heading with a stated outline level (``level`` > 0, e.g. DOCX ``Heading 2``) keeps the open titles of
+        lower levels above it instead.
+        """
+        kept = [e for e in self._stack if e.kind == "title" and 0 < e.level < level] if level > 0 else []
+        self._stack = [*kept, _Entry("title", None, header, level=level)]
 
     def open(self, marker: Marker, header: str) -> None:
         """Open the section a marker starts."""

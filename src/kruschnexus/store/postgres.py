@@ -134,12 +134,12 @@ class DocumentWriter:
         self._conn = conn
 
     def document(self, values: Mapping[str, Any]) -> None:
-        """The document row (first)."""
-        self._conn.execute(q.INSERT_DOCUMENT, dict(values))
+        """The document row (first); ``meta`` as a plain JSON object."""
+        self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})})
 
-    def page(self, values: Mapping[str, Any]) -> None:
-        """One page row."""
-        self._conn.execute(q.INSERT_PAGE, dict(values))
+    def pages(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Page (or unit) rows; ``locator`` as a plain JSON value or ``None``."""
+        self._many(q.INSERT_PAGE, [{**r, "locator": _json(r["locator"])} for r in rows])
 
     def blocks(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Block rows of one page."""
@@ -148,11 +148,7 @@ class DocumentWriter:
     def spans(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Span rows (``boxes`` and ``locator`` as plain JSON values, ``embedding`` as a numpy vector)."""
         prepared = [
-            {
-                **r,
-                "boxes": Jsonb(r["boxes"]),
-                "locator": None if r["locator"] is None else Jsonb(r["locator"]),
-            }
+            {**r, "boxes": _json(r["boxes"]), "locator": _json(r["locator"])}
             for r in rows
         ]
         self._many(q.INSERT_SPAN, prepared)
@@ -161,6 +157,11 @@ class DocumentWriter:
         if rows:
             with self._conn.cursor() as cur:
                 cur.executemany(statement, [dict(r) for r in rows])
+
+
+def _json(value: Any) -> Jsonb | None:
+    """A JSON column value: SQL NULL for ``None``."""
+    return None if value is None else Jsonb(value)
 
 
 def _redact(dsn: str) -> str:

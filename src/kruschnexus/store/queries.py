@@ -23,14 +23,15 @@ SELECT_DOCUMENT = sql.SQL(
 )
 INSERT_DOCUMENT = sql.SQL(
     "INSERT INTO documents (workspace, doc_id, source, doc_type, kind, byte_size, page_count,"
-    " extractor_version, chunker_version, model_id)"
+    " extractor_version, chunker_version, model_id, meta)"
     " VALUES (%(workspace)s, %(doc_id)s, %(source)s, %(doc_type)s, %(kind)s, %(byte_size)s, %(page_count)s,"
-    " %(extractor_version)s, %(chunker_version)s, %(model_id)s)"
+    " %(extractor_version)s, %(chunker_version)s, %(model_id)s, %(meta)s)"
 )
 INSERT_PAGE = sql.SQL(
-    "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr)"
+    "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr,"
+    " locator)"
     " VALUES (%(workspace)s, %(doc_id)s, %(page_number)s, %(text)s, %(width)s, %(height)s, %(rotation)s,"
-    " %(label)s, %(used_ocr)s, %(needs_ocr)s)"
+    " %(label)s, %(used_ocr)s, %(needs_ocr)s, %(locator)s)"
 )
 INSERT_BLOCK = sql.SQL(
     "INSERT INTO blocks (workspace, doc_id, page_number, ordinal, kind, char_start, char_end, bbox)"
@@ -46,22 +47,24 @@ INSERT_SPAN = sql.SQL(
     " setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B'))"
 )
 SELECT_DOCUMENTS = sql.SQL(
-    "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, ingested_at"
+    "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at"
     " FROM documents WHERE workspace = %(workspace)s ORDER BY source, doc_id"
 )
 SELECT_SPANS = sql.SQL(
-    "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, s.locator, s.header, s.heading_path,"
+    "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator,"
+    " s.header, s.heading_path,"
     " s.section, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
     " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
     " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
     " WHERE s.workspace = %(workspace)s ORDER BY d.source, s.doc_id, s.page_number, s.ordinal"
 )
 SELECT_PAGES = sql.SQL(
-    "SELECT page_number, text, needs_ocr FROM pages WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
+    "SELECT page_number, text, needs_ocr, used_ocr, locator FROM pages"
+    " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
     " ORDER BY page_number"
 )
 SELECT_DOC_SPANS = sql.SQL(
-    "SELECT page_number, ordinal, char_start, char_end, text, boxes FROM spans"
+    "SELECT page_number, ordinal, char_start, char_end, text, boxes, locator FROM spans"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s ORDER BY page_number, ordinal"
 )
 COUNT_WORKSPACE = sql.SQL(
@@ -109,7 +112,10 @@ _FOLDED_TEXT = "lower(regexp_replace(s.text, '\\s+', ' ', 'g'))"
 
 
 def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
-    """The WHERE clause (over ``spans s`` joined to ``documents d``) and its parameters."""
+    """The WHERE clause (over ``spans s`` joined to ``documents d`` and ``pages p``) and its parameters.
+
+    ``page:`` ranges only match physical pages: units of unpaged formats have no page number.
+    """
     clauses = [sql.SQL("s.workspace = %(workspace)s")]
     params: dict[str, Any] = {"workspace": f.workspace}
     if f.doc_types:
@@ -118,8 +124,8 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     if f.page_ranges:
         clauses.append(
             sql.SQL(
-                "EXISTS (SELECT 1 FROM unnest(%(page_lo)s::int[], %(page_hi)s::int[]) AS r(lo, hi)"
-                " WHERE s.page_number BETWEEN r.lo AND r.hi)"
+                "p.locator IS NULL AND EXISTS (SELECT 1 FROM unnest(%(page_lo)s::int[], %(page_hi)s::int[])"
+                " AS r(lo, hi) WHERE s.page_number BETWEEN r.lo AND r.hi)"
             )
         )
         params["page_lo"] = [lo for lo, _ in f.page_ranges]
@@ -155,8 +161,9 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
 
 
 _HIT_COLUMNS = sql.SQL(
-    "s.doc_id, d.source, d.doc_type, s.page_number, p.label, s.locator, s.header, s.heading_path,"
-    " s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
+    "s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator, s.header,"
+    " s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr,"
+    " s.ordinal"
 )
 _FROM = sql.SQL(
     "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
