@@ -23,15 +23,21 @@ Files written:
 * ``empty.pdf`` - one blank page without any text.
 * ``two_page_scan_like.pdf`` - page 1 text, page 2 only a raster image (no text
   layer).  Pillow is used because it is a hard dependency of reportlab.
+* ``scanned_lease.pdf`` - two image-only pages of lease text drawn with DejaVu
+  Serif at 200 dpi (what a scanner gives); page 2 is stored landscape with
+  ``/Rotate 90`` and its image turned so that it displays upright.  Beside it,
+  ``scanned_lease.truth.json`` holds each printed line's text and box in display
+  points (origin top-left), computed from the drawing, for the OCR tests.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfbase import pdfmetrics
@@ -384,6 +390,95 @@ def make_scan_like(path: Path) -> None:
     c.save()
 
 
+SCAN_DPI = 200
+SCANNED_PAGES: list[list[Block]] = [
+    [
+        h("ARTICLE 4 SECURITY DEPOSIT"),
+        p(
+            "4.1 Amount. Upon execution of this Lease, Tenant shall deposit with Landlord the sum of Twelve Thousand Dollars ($12,000.00) as security for the faithful performance of every covenant of this Lease."
+        ),
+        p(
+            "4.2 Application. If Tenant defaults in the payment of rent, Landlord may apply all or any part of the deposit to cure the default, and Tenant shall restore the deposit to its full amount within ten (10) days after written demand."
+        ),
+        p(
+            "4.3 Return. Within thirty (30) days after the end of the term, Landlord shall return the balance of the deposit to Tenant, without interest, less any amounts properly applied under this Article."
+        ),
+    ],
+    [
+        h("ARTICLE 5 INSURANCE"),
+        p(
+            "5.1 Liability Insurance. Tenant shall keep in force commercial general liability insurance with limits of not less than Two Million Dollars ($2,000,000) per occurrence, naming Landlord as an additional insured."
+        ),
+        p(
+            "5.2 Property Insurance. Landlord shall insure the Building against loss by fire and other casualty for its full replacement cost, and Tenant shall insure its own furniture, fixtures and equipment."
+        ),
+    ],
+]
+
+
+def wrap_px(text: str, font: ImageFont.FreeTypeFont, width: float) -> list[str]:
+    """Greedy word wrap of ``text`` to lines at most ``width`` pixels wide in ``font``."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and font.getlength(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def scan_page_image(blocks: list[Block]) -> tuple[Image.Image, list[dict[str, object]]]:
+    """Draw blocks of text into a white US Letter bitmap at SCAN_DPI; return it and each line's text and box
+    in points (display space, origin top-left)."""
+    px = SCAN_DPI / 72.0
+    img = Image.new("L", (round(PAGE_W * px), round(PAGE_H * px)), 255)
+    draw = ImageDraw.Draw(img)
+    fonts = Path("/usr/share/fonts/truetype/dejavu")
+    body = ImageFont.truetype(str(fonts / "DejaVuSerif.ttf"), round(11 * px))
+    bold = ImageFont.truetype(str(fonts / "DejaVuSerif-Bold.ttf"), round(12 * px))
+    lines: list[dict[str, object]] = []
+    y = MARGIN
+    for kind, text, _ in blocks:
+        font = bold if kind == "h" else body
+        for ln in wrap_px(text, font, BODY_W * px):
+            draw.text((MARGIN * px, y * px), ln, font=font, fill=0)
+            x0, y0, x1, y1 = draw.textbbox((MARGIN * px, y * px), ln, font=font)
+            lines.append({"text": ln, "box": [round(v / px, 2) for v in (x0, y0, x1, y1)]})
+            y += 16.0
+        y += 10.0
+    return img, lines
+
+
+def make_scanned(path: Path) -> None:
+    """Write scanned_lease.pdf (image-only pages, page 2 rotated) and scanned_lease.truth.json."""
+    c = Canvas(str(path), pagesize=letter, invariant=1)
+    c.setTitle("Scanned Lease")
+    c.setAuthor(AUTHOR)
+    c.setCreator(CREATOR)
+    c.setSubject("KruschNexus fixture: scanned pages for OCR")
+    truth: list[dict[str, object]] = []
+    for number, blocks in enumerate(SCANNED_PAGES, start=1):
+        img, lines = scan_page_image(blocks)
+        if number == 1:
+            c.setPageSize(letter)
+            c.drawImage(ImageReader(img), 0, 0, width=PAGE_W, height=PAGE_H)
+            truth.append({"page": number, "rotate": 0, "lines": lines})
+        else:
+            # Stored landscape, shown after a 90 degree clockwise turn: draw the image turned counter-clockwise.
+            # (reportlab writes the MediaBox of a page rotated by 90 as [0 0 height width] of the page size.)
+            c.setPageSize(letter)
+            c.setPageRotation(90)
+            c.saveState()
+            c.translate(PAGE_H, 0)
+            c.rotate(90)
+            c.drawImage(ImageReader(img), 0, 0, width=PAGE_W, height=PAGE_H)
+            c.restoreState()
+            truth.append({"page": number, "rotate": 90, "lines": lines})
+        c.showPage()
+    c.save()
+    path.with_suffix(".truth.json").write_text(json.dumps({"pages": truth}, indent=1) + "\n", encoding="utf-8")
+
+
 def default_out() -> Path:
     """tests/fixtures relative to the repository root (parent of scripts/)."""
     return Path(__file__).resolve().parent.parent / "tests" / "fixtures"
@@ -401,7 +496,8 @@ def main(argv: list[str] | None = None) -> int:
     notes["ligatures.pdf"] = "font " + make_ligatures(out / "ligatures.pdf")
     make_empty(out / "empty.pdf")
     make_scan_like(out / "two_page_scan_like.pdf")
-    for name in ("sample_contract.pdf", "ligatures.pdf", "empty.pdf", "two_page_scan_like.pdf"):
+    make_scanned(out / "scanned_lease.pdf")
+    for name in ("sample_contract.pdf", "ligatures.pdf", "empty.pdf", "two_page_scan_like.pdf", "scanned_lease.pdf"):
         data = (out / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest()[:16]
         print(f"{name}: {len(data)} bytes sha256:{digest} {notes.get(name, '')}".rstrip())

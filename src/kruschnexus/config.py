@@ -18,6 +18,7 @@ import platformdirs
 from kruschnexus.errors import ConfigError
 
 _ENV_PREFIX = "NEXUS_"
+_OCR_MODES = ("auto", "always", "never")
 
 
 def _default_home() -> Path:
@@ -44,6 +45,11 @@ class Settings:
         rrf_k: the k of Reciprocal Rank Fusion. Env ``NEXUS_RRF_K``.
         section_boost: added to spans in a section the query names; capped at 0.12. Env ``NEXUS_SECTION_BOOST``.
         floor: override of the embedding model's similarity floor. Env ``NEXUS_FLOOR``.
+        ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
+            Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
+        ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
+            ``NEXUS_OCR_WORKERS``.
+        ocr_lang: Tesseract language (its data must be installed). Env ``NEXUS_OCR_LANG``.
     """
 
     home: Path = field(default_factory=_default_home)
@@ -59,6 +65,9 @@ class Settings:
     rrf_k: int = 60
     section_boost: float = 0.12
     floor: float | None = None
+    ocr: str = "auto"
+    ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
+    ocr_lang: str = "eng"
 
     @property
     def blob_dir(self) -> Path:
@@ -109,6 +118,10 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return tuple(Path(str(p)).expanduser().resolve() for p in raw)
         if name == "home":
             return Path(str(raw)).expanduser().resolve()
+        if name == "ocr":
+            if str(raw) not in _OCR_MODES:
+                raise ValueError(f"choose one of {', '.join(_OCR_MODES)}")
+            return str(raw)
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")
         if name in ("section_boost", "floor"):

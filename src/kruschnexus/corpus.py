@@ -99,10 +99,17 @@ class Corpus:
             self._server = None
 
     def ingest(
-        self, paths: Sequence[str | Path], doc_type: str | None = None, progress: Progress | None = None
+        self,
+        paths: Sequence[str | Path],
+        doc_type: str | None = None,
+        progress: Progress | None = None,
+        ocr: str | None = None,
     ) -> list[FileResult]:
-        """Ingest files and folders into this workspace; returns one result per file."""
-        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace)
+        """Ingest files and folders into this workspace; returns one result per file.
+
+        ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call.
+        """
+        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr)
         return ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:

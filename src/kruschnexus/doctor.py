@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import PkgError
+from kruschnexus.parse.ocr import OcrUnavailableError, Tesseract
 from kruschnexus.store.postgres import PgStore
 
 #: Below this much free space under NEXUS_HOME the report is degraded.
@@ -45,14 +46,7 @@ def run_checks(
     embedder = _check_model(settings, load_embedder, report)
     if store is not None and embedder is not None:
         _check_workspaces(store, embedder, report)
-    tesseract = shutil.which("tesseract")
-    report.checks.append(
-        Check(
-            "tesseract",
-            tesseract is not None,
-            tesseract or "not found: OCR of scanned pages needs apt package tesseract-ocr",
-        )
-    )
+    _check_tesseract(settings, report)
     _check_disk(settings, report)
     return report
 
@@ -89,6 +83,15 @@ def _check_workspaces(store: PgStore, embedder: Embedder, report: DoctorReport) 
         report.checks.append(Check("workspaces", False, f"built with another model: {names}"))
     else:
         report.checks.append(Check("workspaces", True, f"{len(rows)} workspace(s), all on {embedder.model_id}"))
+
+
+def _check_tesseract(settings: Settings, report: DoctorReport) -> None:
+    try:
+        engine = Tesseract(settings.ocr_lang)
+    except OcrUnavailableError as exc:
+        report.checks.append(Check("tesseract", False, f"{exc}; scanned pages cannot be OCR'd"))
+        return
+    report.checks.append(Check("tesseract", True, f"{engine.description}, {settings.ocr_workers} worker(s)"))
 
 
 def _check_disk(settings: Settings, report: DoctorReport) -> None:

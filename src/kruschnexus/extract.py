@@ -7,16 +7,34 @@ else. PDF is paged; DOCX, CSV/TSV, HTML, Markdown and plain text are read as uni
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
+
+import pytesseract
 
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.layout.furniture import Furniture
 from kruschnexus.layout.page import build_page
 from kruschnexus.model import Page
-from kruschnexus.parse.pdf import PdfFile
+from kruschnexus.parse.delimited import open_csv, open_tsv
+from kruschnexus.parse.docx import open_docx
+from kruschnexus.parse.html import open_html
+from kruschnexus.parse.ocr import (
+    OCR_DPI,
+    OcrLine,
+    OcrMode,
+    OcrUnavailableError,
+    Tesseract,
+    glyphs_from_lines,
+    ocr_failed,
+    usable_text_layer,
+)
+from kruschnexus.parse.pdf import PdfFile, RawPage
 from kruschnexus.parse.text import open_markdown, open_text
 
 #: Bumped whenever a change to parsing, layout or chunking can change stored text, offsets or boxes.
@@ -46,17 +64,53 @@ class Source(Protocol):
         """Every page or unit in order."""
 
 
+@dataclass(frozen=True)
+class ReadOptions:
+    """How files are read.
+
+    Attributes:
+        ocr: when PDF pages are OCR'd (``auto``: pages whose text layer is missing or unreadable and that draw
+            an image).
+        ocr_workers: pages OCR'd side by side (one single-threaded Tesseract process each).
+        ocr_lang: Tesseract language.
+    """
+
+    ocr: OcrMode = OcrMode.AUTO
+    ocr_workers: int = 2
+    ocr_lang: str = "eng"
+
+
 class PdfSource:
-    """A PDF opened for layout: page count up front, pages streamed in order."""
+    """A PDF opened for layout: page count up front, pages streamed in order, OCR where needed.
+
+    Raises:
+        ParseError: the PDF cannot be opened, or ``ocr`` is ``always`` and Tesseract cannot run.
+    """
 
     kind = "pdf"
     paged = True
 
-    def __init__(self, path: Path) -> None:
-        self.meta: dict[str, Any] = {}
+    def __init__(self, path: Path, options: ReadOptions | None = None) -> None:
+        self.path = path
+        self.options = options or ReadOptions()
         self._pdf = PdfFile(path)
         self.page_count = self._pdf.page_count
         self._furniture: Furniture | None = None
+        self._engine: Tesseract | None = None
+        #: Why pages that need OCR could not get it (Tesseract missing), or ``None``.
+        self.ocr_missing: str | None = None
+        if self.options.ocr != OcrMode.NEVER:
+            try:
+                self._engine = Tesseract(self.options.ocr_lang)
+            except OcrUnavailableError as exc:
+                if self.options.ocr == OcrMode.ALWAYS:
+                    self._pdf.close()
+                    raise ParseError(path, f"OCR was asked for (--ocr always) but {exc}") from exc
+                self.ocr_missing = str(exc)
+        self.meta: dict[str, Any] = {
+            "ocr": self.options.ocr.value,
+            "ocr_engine": None if self._engine is None else self._engine.description,
+        }
 
     def __enter__(self) -> PdfSource:
         return self
@@ -74,13 +128,59 @@ class PdfSource:
         return self._furniture
 
     def page(self, number: int) -> Page:
-        """Page ``number`` (1-based), laid out."""
-        return build_page(self._pdf.read_page(number), self.furniture)
+        """Page ``number`` (1-based), laid out (OCR'd first when the options say so)."""
+        raw = self._pdf.read_page(number)
+        if not self._wants_ocr(raw):
+            return self._laid_out(raw, None)
+        assert self._engine is not None
+        try:
+            lines = self._engine.read(self._pdf.render(number, OCR_DPI))
+        except (RuntimeError, OSError, pytesseract.TesseractError) as exc:
+            raise ocr_failed(str(self.path), number, exc) from exc
+        return self._laid_out(raw, lines)
 
     def pages(self) -> Iterator[Page]:
-        """Every page in order, laid out one at a time."""
-        for number in range(1, self.page_count + 1):
-            yield self.page(number)
+        """Every page in order; pages needing OCR are read by ``ocr_workers`` Tesseract processes at once."""
+        workers = max(1, self.options.ocr_workers)
+        pending: deque[tuple[RawPage, Future[list[OcrLine]] | None]] = deque()
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr") as pool:
+            for number in range(1, self.page_count + 1):
+                raw = self._pdf.read_page(number)
+                job = None
+                if self._wants_ocr(raw):
+                    assert self._engine is not None
+                    job = pool.submit(self._engine.read, self._pdf.render(number, OCR_DPI))
+                pending.append((raw, job))
+                while pending and (len(pending) > 2 * workers or pending[0][1] is None):
+                    yield self._finish(*pending.popleft())
+            while pending:
+                yield self._finish(*pending.popleft())
+
+    def _wants_ocr(self, raw: RawPage) -> bool:
+        if self._engine is None:
+            return False
+        if self.options.ocr == OcrMode.ALWAYS:
+            return True
+        return not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
+
+    def _finish(self, raw: RawPage, job: Future[list[OcrLine]] | None) -> Page:
+        if job is None:
+            return self._laid_out(raw, None)
+        try:
+            lines = job.result()
+        except (RuntimeError, OSError, pytesseract.TesseractError) as exc:
+            raise ocr_failed(str(self.path), raw.number, exc) from exc
+        return self._laid_out(raw, lines)
+
+    def _laid_out(self, raw: RawPage, lines: list[OcrLine] | None) -> Page:
+        if lines is None:
+            page = build_page(raw, self.furniture)
+            page.needs_ocr = not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
+            return page
+        page = build_page(RawPage(raw.number, raw.geometry, glyphs_from_lines(lines), raw.label), self.furniture)
+        page.used_ocr = True
+        page.needs_ocr = False
+        return page
 
 
 #: Supported kinds: name -> (file suffixes, opener). The first suffix names the kind in messages.
@@ -88,7 +188,13 @@ REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[Path], Source]]] = {
     "pdf": ((".pdf",), PdfSource),
     "markdown": ((".md", ".markdown"), open_markdown),
     "text": ((".txt", ".text"), open_text),
+    "docx": ((".docx",), open_docx),
+    "csv": ((".csv",), open_csv),
+    "tsv": ((".tsv", ".tab"), open_tsv),
+    "html": ((".html", ".htm", ".xhtml"), open_html),
 }
+#: Kinds whose opener takes :class:`ReadOptions` as well.
+_WITH_OPTIONS: dict[str, Callable[[Path, ReadOptions], Source]] = {"pdf": PdfSource}
 
 #: Leading bytes that identify a kind regardless of the file's name.
 _MAGIC: tuple[tuple[bytes, str], ...] = ((b"%PDF-", "pdf"),)
@@ -126,11 +232,13 @@ def sniff(path: Path) -> str:
     raise UnsupportedFormatError(path, f"unsupported file type {suffix or '(no suffix)'!r}; supported: {supported}")
 
 
-def open_source(path: Path, kind: str | None = None) -> Source:
+def open_source(path: Path, kind: str | None = None, options: ReadOptions | None = None) -> Source:
     """Open a file for extraction, as ``kind`` when the caller knows it (a kept original has no suffix), else as
     :func:`sniff` says (see it for the errors)."""
     if kind is None:
         kind = sniff(path)
     elif kind not in REGISTRY:
         raise UnsupportedFormatError(path, f"no reader for kind {kind!r}")
+    if kind in _WITH_OPTIONS:
+        return _WITH_OPTIONS[kind](path, options or ReadOptions())
     return REGISTRY[kind][1](path)

@@ -15,8 +15,9 @@ from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
-from kruschnexus.extract import EXTRACTOR_VERSION, open_source
+from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions, open_source
 from kruschnexus.model import Chunk, Page, to_xywh
+from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 
 CHUNKER_VERSION = "sections-1"
@@ -42,7 +43,8 @@ class FileResult:
     Attributes:
         status: ``ingested``, ``unchanged`` (same bytes already stored), ``skipped`` (found while walking a
             folder but of an unsupported kind) or ``failed``.
-        needs_ocr: 1-based numbers of pages without a usable text layer.
+        needs_ocr: 1-based numbers of pages without a usable text layer that were not OCR'd.
+        ocr_pages: 1-based numbers of pages whose text came from OCR.
         pages: physical pages, or units of an unpaged format (paragraphs, cells, rows, elements, line runs).
         kind: the format read (``pdf``, ``docx``, ``csv``, ...).
         meta: what the reader detected (text encoding, CSV dialect, OCR engine).
@@ -55,6 +57,7 @@ class FileResult:
     pages: int = 0
     spans: int = 0
     needs_ocr: list[int] = field(default_factory=list)
+    ocr_pages: list[int] = field(default_factory=list)
     seconds: float = 0.0
     kind: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
@@ -92,11 +95,14 @@ def expand(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
 class Ingester:
     """Stores documents into one workspace."""
 
-    def __init__(self, store: PgStore, embedder: Embedder, settings: Settings, workspace: str) -> None:
+    def __init__(
+        self, store: PgStore, embedder: Embedder, settings: Settings, workspace: str, ocr: str | None = None
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.workspace = workspace
+        self.read_options = read_options(settings, ocr)
 
     def ingest(
         self, paths: Sequence[Path], doc_type: str | None = None, progress: Progress | None = None
@@ -136,7 +142,7 @@ class Ingester:
             note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
             return FileResult(str(path), "unchanged", note, doc_id=digest)
         blobs.keep(self.settings.blob_dir, path, digest)
-        with open_source(path) as source:
+        with open_source(path, options=self.read_options) as source:
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
             if progress is not None:
@@ -163,9 +169,13 @@ class Ingester:
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
                 self._write_pages(writer, digest, source.pages(), result, tick)
         if result.needs_ocr:
+            why = getattr(source, "ocr_missing", None) or "OCR is off (--ocr never)"
             result.reason = (
-                f"{len(result.needs_ocr)} page(s) have no text layer and need OCR: {_ranges(result.needs_ocr)}"
+                f"{len(result.needs_ocr)} page(s) have no usable text layer and were not OCR'd"
+                f" ({why}): {_ranges(result.needs_ocr)}"
             )
+        elif result.ocr_pages:
+            result.reason = f"OCR'd {len(result.ocr_pages)} page(s): {_ranges(result.ocr_pages)}"
         return result
 
     def _write_pages(
@@ -183,6 +193,8 @@ class Ingester:
             batch.blocks.extend(self._block_row(doc_id, page, k) for k in range(len(page.blocks)))
             if page.needs_ocr:
                 result.needs_ocr.append(page.number)
+            if page.used_ocr:
+                result.ocr_pages.append(page.number)
             chunks = chunk_page(page, tracker, self.settings.chunk_max_chars)
             batch.spans.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
             if len(batch.spans) >= SPAN_BATCH or len(batch.pages) >= PAGE_BATCH:
@@ -254,6 +266,16 @@ class Ingester:
             "dim": self.embedder.dim,
             "embedding": vector,
         }
+
+
+def read_options(settings: Settings, ocr: str | None = None) -> ReadOptions:
+    """How files are read under these settings (``ocr`` overrides ``settings.ocr``)."""
+    mode = ocr or settings.ocr
+    try:
+        ocr_mode = OcrMode(mode)
+    except ValueError as exc:
+        raise ConfigError(f"unknown OCR mode {mode!r}; choose one of: auto, always, never") from exc
+    return ReadOptions(ocr=ocr_mode, ocr_workers=settings.ocr_workers, ocr_lang=settings.ocr_lang)
 
 
 def embedding_text(chunk: Chunk) -> str:

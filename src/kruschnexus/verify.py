@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kruschnexus import blobs
 from kruschnexus.config import Settings
 from kruschnexus.errors import ParseError
-from kruschnexus.extract import open_source
-from kruschnexus.model import to_xywh
+from kruschnexus.extract import ReadOptions, open_source
+from kruschnexus.model import Page, to_xywh
+from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import PgStore
 
 #: Stored and re-derived box coordinates may differ by this much (points) — rounding only.
@@ -75,25 +76,44 @@ def _verify_document(
     spans_by_page: dict[int, list[Mapping[str, Any]]] = {}
     for row in store.document_spans(workspace, doc_id):
         spans_by_page.setdefault(int(row["page_number"]), []).append(row)
+    meta: Mapping[str, Any] = doc["meta"] or {}
+    options = ReadOptions(ocr=OcrMode(meta.get("ocr", "never")), ocr_workers=1, ocr_lang=settings.ocr_lang)
     try:
-        with open_source(path, str(doc["kind"])) as source:
+        with open_source(path, str(doc["kind"]), options) as source:
             if source.page_count != len(stored_pages):
                 miss(None, f"{source.page_count} pages in the file, {len(stored_pages)} stored")
+            engine = source.meta.get("ocr_engine")
+            ocr_differs = any(p["used_ocr"] for p in stored_pages.values()) and engine != meta.get("ocr_engine")
+            if ocr_differs:
+                miss(None, f"OCR'd with {meta.get('ocr_engine')}, cannot re-run it here ({engine or 'no Tesseract'})")
             for number, stored in sorted(stored_pages.items()):
                 report.pages += 1
                 if stored["needs_ocr"]:
                     report.needs_ocr.append((source_name, number))
-                page = source.page(number)
-                if page.text != stored["text"]:
-                    miss(number, "page text differs from a fresh extraction")
-                    continue
-                for span in spans_by_page.get(number, []):
-                    report.spans += 1
-                    problem = _check_span(page.text, page.line_rects, span)
-                    if problem is not None:
-                        miss(number, problem)
+                if not (stored["used_ocr"] and ocr_differs):
+                    _verify_page(source.page(number), stored, spans_by_page.get(number, []), miss, report)
     except ParseError as exc:
         miss(exc.page, f"cannot re-read the original: {exc.reason}")
+
+
+def _verify_page(
+    page: Page,
+    stored: Mapping[str, Any],
+    spans: Sequence[Mapping[str, Any]],
+    miss: Callable[[int | None, str], None],
+    report: VerifyReport,
+) -> None:
+    if page.text != stored["text"]:
+        miss(page.number, "page text differs from a fresh extraction")
+        return
+    if page.locator != stored["locator"]:
+        miss(page.number, f"unit locator differs: stored {stored['locator']}, fresh {page.locator}")
+        return
+    for span in spans:
+        report.spans += 1
+        problem = _check_span(page.text, page.line_rects, span)
+        if problem is not None:
+            miss(page.number, problem)
 
 
 def _check_span(

@@ -23,21 +23,25 @@ def test_ingest_json_export_verify(workspace: str) -> None:
         "ingest",
         str(FIXTURES / "sample_contract.pdf"),
         str(FIXTURES / "empty.pdf"),
+        str(FIXTURES / "scanned_lease.pdf"),
         "-w",
         workspace,
+        "--ocr",
+        "never",
         "--json",
     )
     assert code == 0, out
     report = json.loads(out.strip().splitlines()[-1])
     statuses = {f["path"].rsplit("/", 1)[-1]: f["status"] for f in report["files"]}
-    assert statuses == {"sample_contract.pdf": "ingested", "empty.pdf": "ingested"}
+    assert statuses == {"sample_contract.pdf": "ingested", "empty.pdf": "ingested", "scanned_lease.pdf": "ingested"}
     code, out = run("export", "-w", workspace)
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert code == 0 and lines and all(h["schema_version"] == "1.0" and h["score"] is None for h in lines)
     code, out = run("verify", "-w", workspace, "--json")
     result = json.loads(out.strip().splitlines()[-1])
     assert code == 0 and result["ok"] and result["spans"] == len(lines)
-    assert result["needs_ocr"] == [{"source": "empty.pdf", "page": 1}]
+    # A blank page needs nothing; the scanned pages need the OCR that --ocr never turned off.
+    assert result["needs_ocr"] == [{"source": "scanned_lease.pdf", "page": n} for n in (1, 2)]
 
 
 def test_ingest_exit_code_when_a_file_fails(workspace: str, tmp_path) -> None:  # type: ignore[no-untyped-def]

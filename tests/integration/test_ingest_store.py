@@ -108,9 +108,9 @@ def test_folder_walk_skips_unsupported_without_failing(corpus: Corpus, tmp_path:
 
 
 def test_scanned_page_is_reported_not_failed(corpus: Corpus) -> None:
-    [result] = corpus.ingest([FIXTURES / "two_page_scan_like.pdf"])
+    [result] = corpus.ingest([FIXTURES / "two_page_scan_like.pdf"], ocr="never")
     assert result.status == "ingested" and result.needs_ocr == [2]
-    assert "need OCR" in result.reason
+    assert "were not OCR'd (OCR is off" in result.reason
     report = corpus.verify()
     assert report.ok and report.needs_ocr == [("two_page_scan_like.pdf", 2)]
 

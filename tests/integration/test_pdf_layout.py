@@ -13,8 +13,9 @@ import pytest
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
-from kruschnexus.extract import open_source
+from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import BlockKind, Chunk, Page
+from kruschnexus.parse.ocr import OcrMode
 from tests.conftest import FIXTURES
 
 CONTRACT = FIXTURES / "sample_contract.pdf"
@@ -28,9 +29,9 @@ def _fold(text: str) -> str:
     return " ".join(text.split())
 
 
-def laid_out(path: Path) -> Iterator[tuple[Page, list[Chunk]]]:
+def laid_out(path: Path, ocr: OcrMode = OcrMode.NEVER) -> Iterator[tuple[Page, list[Chunk]]]:
     tracker = SectionTracker()
-    with open_source(path) as source:
+    with open_source(path, options=ReadOptions(ocr=ocr)) as source:
         for page in source.pages():
             yield page, chunk_page(page, tracker, 900)
 
@@ -142,3 +143,10 @@ def test_page_without_text_layer_needs_ocr() -> None:
     pages = [p for p, _ in laid_out(FIXTURES / "two_page_scan_like.pdf")]
     assert [p.needs_ocr for p in pages] == [False, True]
     assert pages[1].text == "" and pages[1].blocks == []
+
+
+def test_blank_page_needs_nothing_and_an_image_page_is_ocrd_in_auto_mode() -> None:
+    [(blank, _)] = list(laid_out(FIXTURES / "empty.pdf", OcrMode.AUTO))
+    assert not blank.needs_ocr and not blank.used_ocr and blank.text == ""
+    pages = [p for p, _ in laid_out(FIXTURES / "two_page_scan_like.pdf", OcrMode.AUTO)]
+    assert [(p.used_ocr, p.needs_ocr) for p in pages] == [(False, False), (True, False)]

@@ -98,6 +98,7 @@ LAYERS = {
     "doctor": 5,
     "corpus": 6,
     "cli": 7,
+    "eval": 7,
     "__main__": 8,
     "__init__": 8,
 }

@@ -42,18 +42,19 @@ class _Bar:
 @click.option(
     "--ocr",
     type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="OCR policy for pages without a text layer (OCR itself is not built yet: such pages are reported).",
+    default=None,
+    help="When PDF pages are OCR'd: auto (pages without a usable text layer; the default, or NEXUS_OCR),"
+    " always (also re-OCR a poor existing OCR layer) or never.",
 )
 @json_option
-def command(paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str, as_json: bool) -> None:
-    """Ingest files and folders (PDF). Unchanged bytes are skipped; a bad file never stops the rest.
+def command(paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str | None, as_json: bool) -> None:
+    """Ingest files and folders (PDF, DOCX, CSV/TSV, HTML, Markdown, text). Unchanged bytes are skipped; a bad
+    file never stops the rest.
 
     Exit 1 if any file failed.
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
-        results = corpus.ingest(list(paths), doc_type=doc_type, progress=_Bar(bar))
+        results = corpus.ingest(list(paths), doc_type=doc_type, progress=_Bar(bar), ocr=ocr)
     if as_json:
         render.ingest_json(results, workspace)
     else:

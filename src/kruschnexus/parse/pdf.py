@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+from PIL import Image
 
 from kruschnexus.errors import ParseError
 from kruschnexus.model import Rect
@@ -114,6 +115,29 @@ class PdfFile:
         finally:
             page.close()
         return RawPage(number, PageGeometry(float(width), float(height), rotation), glyphs, label)
+
+    def has_images(self, number: int) -> bool:
+        """True when page ``number`` (1-based) draws at least one image (a scan, a photo, a logo)."""
+        page = self._doc[number - 1]
+        try:
+            return any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
+        finally:
+            page.close()
+
+    def render(self, number: int, dpi: int) -> Image.Image:
+        """Page ``number`` (1-based) as displayed, in grey levels, at ``dpi``."""
+        page = self._doc[number - 1]
+        try:
+            bitmap = page.render(scale=dpi / 72.0, grayscale=True)
+            try:
+                image: Image.Image = bitmap.to_pil().convert("L")
+                return image
+            finally:
+                bitmap.close()
+        except pdfium.PdfiumError as exc:
+            raise ParseError(self.path, f"cannot render the page for OCR ({exc})", page=number) from exc
+        finally:
+            page.close()
 
     def pages(self) -> Iterator[RawPage]:
         """Every page in order, one at a time."""

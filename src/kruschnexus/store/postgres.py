@@ -147,10 +147,7 @@ class DocumentWriter:
 
     def spans(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Span rows (``boxes`` and ``locator`` as plain JSON values, ``embedding`` as a numpy vector)."""
-        prepared = [
-            {**r, "boxes": _json(r["boxes"]), "locator": _json(r["locator"])}
-            for r in rows
-        ]
+        prepared = [{**r, "boxes": _json(r["boxes"]), "locator": _json(r["locator"])} for r in rows]
         self._many(q.INSERT_SPAN, prepared)
 
     def _many(self, statement: Any, rows: Sequence[Mapping[str, Any]]) -> None:
