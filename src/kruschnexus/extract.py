@@ -199,7 +199,8 @@ _WITH_OPTIONS: dict[str, Callable[[Path, ReadOptions], Source]] = {"pdf": PdfSou
 #: Leading bytes that identify a kind regardless of the file's name.
 _MAGIC: tuple[tuple[bytes, str], ...] = ((b"%PDF-", "pdf"),)
 #: Leading bytes a kind must have (a ``.pdf`` that is not a PDF is an error, not plain text).
-_REQUIRED_MAGIC: dict[str, bytes] = {"pdf": b"%PDF-", "docx": b"PK\x03\x04"}
+#: (An OLE file named .docx goes to the DOCX reader, which tells an encrypted document from an old .doc.)
+_REQUIRED_MAGIC: dict[str, tuple[bytes, ...]] = {"pdf": (b"%PDF-",), "docx": (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")}
 
 
 def sniff(path: Path) -> str:

@@ -1,0 +1,127 @@
+"""DOCX, CSV and TSV through ingest, store, export, search and verify, with every span re-derived from the source
+by the format's own library (python-docx, csv), never by our reader."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import docx
+import pytest
+
+from kruschnexus import Corpus
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.integration
+
+OFFICE = {
+    "office_lease.docx": FIXTURES / "office_lease.docx",
+    "office_rent_roll.csv": FIXTURES / "office_rent_roll.csv",
+    "office_rent_roll_latin1.csv": FIXTURES / "office_rent_roll_latin1.csv",
+    "office_rent_roll.tsv": FIXTURES / "office_rent_roll.tsv",
+}
+
+
+@pytest.fixture
+def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Iterator[Corpus]:
+    with Corpus(workspace=workspace, settings=settings, embedder=embedder) as c:
+        yield c
+
+
+def label(locator: dict[str, Any]) -> str:
+    """How a citation names a locator (written out here, not taken from the library)."""
+    if locator["kind"] == "paragraph":
+        return f"para. {locator['index']}"
+    if locator["kind"] == "table_cell":
+        return f"table {locator['table']} row {locator['row']} col {locator['col']}"
+    assert locator["kind"] == "row"
+    return f"row {locator['row']}"
+
+
+class LibraryText:
+    """A unit's text at a locator, as python-docx or the csv module reads the original file."""
+
+    def __init__(self, metas: dict[str, dict[str, Any]]) -> None:
+        self.metas = metas
+        self.cache: dict[str, Any] = {}
+
+    def __call__(self, source: str, locator: dict[str, Any]) -> str:
+        path = OFFICE[source]
+        if path.suffix == ".docx":
+            document = self.cache.setdefault(source, docx.Document(str(path)))
+            if locator["kind"] == "paragraph":
+                return str(document.paragraphs[locator["index"] - 1].text)
+            row = document.tables[locator["table"] - 1].rows[locator["row"] - 1]
+            return str(row.cells[locator["col"] - 1].text)
+        meta = self.metas[source]
+        if source not in self.cache:
+            with path.open(encoding=meta["encoding"], newline="") as fh:
+                self.cache[source] = list(csv.reader(fh, delimiter=meta["delimiter"], quotechar=meta["quotechar"]))
+        header, *rows = self.cache[source]
+        values = rows[locator["row"] - 1]
+        names = [*header, *(f"column {i}" for i in range(len(header) + 1, len(values) + 1))]
+        return "\n".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v.strip())
+
+
+def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
+    results = corpus.ingest(list(OFFICE.values()), doc_type="lease")
+    assert [(r.status, r.kind) for r in results] == [
+        ("ingested", "docx"),
+        ("ingested", "csv"),
+        ("ingested", "csv"),
+        ("ingested", "tsv"),
+    ], [r.reason for r in results]
+    metas = {Path(r.path).name: r.meta for r in results}
+    assert metas["office_rent_roll_latin1.csv"]["encoding_detected"] is True
+    assert metas["office_rent_roll_latin1.csv"]["delimiter"] == ";"
+    stored = {d["source"]: d for d in corpus.documents()}
+    assert stored["office_rent_roll.tsv"]["meta"]["delimiter"] == "\t"
+    unit_text = LibraryText(metas)
+    hits = list(corpus.export())
+    assert len(hits) == sum(r.spans for r in results) and {h.source for h in hits} == set(OFFICE)
+    for hit in hits:
+        assert hit.page_number is None and hit.locator is not None, hit.citation
+        assert hit.bbox is None and hit.boxes is None
+        assert hit.text == unit_text(hit.source, hit.locator)[hit.char_start : hit.char_end], hit.citation
+        where = f"{hit.source} {label(hit.locator)}"
+        assert hit.citation == (f"{where} § {hit.header}" if hit.header else where)
+        expected_place = label(hit.locator)
+        assert hit.heading_path[0] == expected_place[:1].upper() + expected_place[1:]
+    lease = [h for h in hits if h.source == "office_lease.docx"]
+    under_base_rent = [h for h in lease if h.header == "3.1 Base Rent"]
+    assert len(under_base_rent) >= 12  # the heading, the paragraphs around the table and its 11 cells
+    assert all(h.section == "3.1" for h in under_base_rent)
+    cell = next(h for h in lease if h.locator == {"kind": "table_cell", "table": 1, "row": 3, "col": 2})
+    assert cell.text == "$4,635.00 monthly"
+    assert cell.heading_path == ["Table 1 row 3 col 2", "Commercial Lease Agreement", "ARTICLE 3 RENT", "3.1 Base Rent"]
+    assert cell.citation == "office_lease.docx table 1 row 3 col 2 § 3.1 Base Rent"
+    rows = [h for h in hits if h.source == "office_rent_roll.csv"]
+    assert sorted({h.locator["row"] for h in rows}) == [1, 2, 3, 5, 6, 7, 8]
+    assert all(h.citation == f"office_rent_roll.csv row {h.locator['row']}" for h in rows)
+    report = corpus.verify()
+    assert report.ok, report.mismatches
+    assert report.documents == 4 and report.spans == len(hits)
+
+    found = corpus.search("$4,635.00", k=5)
+    assert found, "the rent-schedule value is not found"
+    assert found[0].citation == "office_lease.docx table 1 row 3 col 2 § 3.1 Base Rent", [h.citation for h in found]
+    tenant = corpus.search('"Smith, Jones & Partners"', k=3)
+    assert tenant and {h.source for h in tenant} == {"office_rent_roll.csv", "office_rent_roll.tsv"}
+    assert all(h.locator == {"kind": "row", "row": 2} for h in tenant)
+
+
+def test_broken_docx_fails_alone(corpus: Corpus, tmp_path: Path) -> None:
+    data = OFFICE["office_lease.docx"].read_bytes()
+    truncated = tmp_path / "truncated.docx"
+    truncated.write_bytes(data[: len(data) // 3])
+    results = corpus.ingest([truncated, OFFICE["office_rent_roll.csv"], OFFICE["office_lease.docx"]])
+    by_name = {Path(r.path).name: r for r in results}
+    assert by_name["truncated.docx"].status == "failed"
+    assert "damaged or truncated" in by_name["truncated.docx"].reason
+    assert by_name["office_rent_roll.csv"].status == "ingested"
+    assert by_name["office_lease.docx"].status == "ingested"
+    assert corpus.counts()[0] == 2 and corpus.verify().ok

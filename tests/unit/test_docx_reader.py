@@ -1,0 +1,236 @@
+"""DOCX reader: every unit is python-docx's own text at its locator; kinds, levels, merged cells; clear errors."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import docx
+import pytest
+
+from kruschnexus.errors import ParseError
+from kruschnexus.extract import open_source, sniff
+from kruschnexus.model import BlockKind
+from kruschnexus.parse import docx as docx_reader
+from kruschnexus.parse.docx import open_docx
+from tests.conftest import FIXTURES
+
+LEASE = FIXTURES / "office_lease.docx"
+
+
+def library_text(document, locator) -> str:
+    """The text python-docx gives at a locator (independent of the reader)."""
+    if locator["kind"] == "paragraph":
+        return document.paragraphs[locator["index"] - 1].text
+    assert locator["kind"] == "table_cell"
+    return document.tables[locator["table"] - 1].rows[locator["row"] - 1].cells[locator["col"] - 1].text
+
+
+def units(path: Path) -> list[tuple[dict, str, BlockKind, int]]:
+    with open_docx(path) as source:
+        return [(p.locator, p.text, p.blocks[0].kind, p.blocks[0].level) for p in source.pages()]
+
+
+def test_every_unit_is_the_library_text_at_its_locator() -> None:
+    document = docx.Document(str(LEASE))
+    found = units(LEASE)
+    for locator, text, _, _ in found:
+        assert text == library_text(document, locator), locator
+    paragraphs = [loc["index"] for loc, *_ in found if loc["kind"] == "paragraph"]
+    expected = [i for i, p in enumerate(document.paragraphs, start=1) if p.text.strip()]
+    assert paragraphs == expected, "every non-empty body paragraph once, in order"
+    assert len(document.paragraphs) == 26 and len(paragraphs) == 25, "one empty paragraph is counted, not emitted"
+    assert 11 not in paragraphs and paragraphs[-1] == 26
+
+
+def test_document_order_interleaves_paragraphs_and_cells() -> None:
+    order = [(loc["kind"], loc.get("index") or (loc["row"], loc["col"])) for loc, *_ in units(LEASE)]
+    at = order.index(("table_cell", (1, 1)))
+    assert order[at - 1] == ("paragraph", 10)
+    assert order[at + 10] == ("table_cell", (4, 3))
+    assert order[at + 11] == ("paragraph", 12), "paragraph 11 is the empty one before the table"
+
+
+def test_merged_header_cell_is_one_unit_at_its_first_position() -> None:
+    document = docx.Document(str(LEASE))
+    header = document.tables[0].rows[0].cells
+    assert header[1]._tc is header[2]._tc, "python-docx repeats the merged cell"
+    cells = {(loc["row"], loc["col"]): text for loc, text, _, _ in units(LEASE) if loc["kind"] == "table_cell"}
+    assert cells[(1, 2)] == "Base Rent" and (1, 3) not in cells
+    assert len(cells) == 11
+    assert cells[(3, 2)] == "$4,635.00 monthly"
+
+
+def test_kinds_and_heading_levels() -> None:
+    by_text = {text: (kind, level) for _, text, kind, level in units(LEASE)}
+    assert by_text["Commercial Lease Agreement"] == (BlockKind.HEADING, 1)  # Title
+    assert by_text["ARTICLE 3 RENT"] == (BlockKind.HEADING, 1)
+    assert by_text["3.1 Base Rent"] == (BlockKind.HEADING, 2)
+    assert by_text["Signatures"] == (BlockKind.HEADING, 1), "outline level 0 set on a Normal paragraph"
+    assert by_text["real estate taxes assessed against the Building;"] == (BlockKind.LIST_ITEM, 0)  # List Bullet
+    assert by_text["a reading café serving coffee and light refreshments;"] == (BlockKind.LIST_ITEM, 0)  # w:numPr
+    assert by_text["Base Rent for any partial month shall be prorated on a daily basis."] == (BlockKind.PARAGRAPH, 0)
+    assert by_text["$54,000.00 annually"] == (BlockKind.TABLE, 0)
+    multi = next(text for text in by_text if text.startswith("Notices to Landlord"))
+    assert multi == "Notices to Landlord shall be sent to:\nAcme Properties LLC\tAttn: Lease Administration"
+
+
+def test_meta_and_kind() -> None:
+    with open_source(LEASE) as source:
+        assert source.kind == "docx" and source.paged is False
+        assert source.meta == {"paragraphs": 26, "tables": 1, "cells": 11, "nested_tables": 0, "content_controls": 0}
+        assert source.page_count == 25 + 11
+    assert sniff(LEASE) == "docx"
+
+
+def test_unit_pages_are_whole_units_without_boxes() -> None:
+    with open_docx(LEASE) as source:
+        for number, page in enumerate(source.pages(), start=1):
+            assert page.number == number and page.width == 0.0
+            assert all(r is None for r in page.char_rects) and len(page.char_rects) == len(page.text)
+            assert page.place[:1].isupper()
+
+
+def _write(path: Path, document) -> Path:
+    document.save(str(path))
+    return path
+
+
+def test_nested_table_text_is_not_part_of_the_cell(tmp_path: Path) -> None:
+    document = docx.Document()
+    outer = document.add_table(rows=1, cols=2)
+    outer.rows[0].cells[0].text = "outer text"
+    inner = outer.rows[0].cells[1].add_table(rows=1, cols=1)
+    inner.rows[0].cells[0].text = "inner text"
+    path = _write(tmp_path / "nested.docx", document)
+    with open_docx(path) as source:
+        texts = [p.text for p in source.pages()]
+        assert source.meta["nested_tables"] == 1
+    assert texts == ["outer text"], "cell.text holds the cell's own paragraphs only"
+    holder = docx.Document(str(path)).tables[0].rows[0].cells[1]
+    assert holder.text == "\n" and holder.tables[0].rows[0].cells[0].text == "inner text"
+
+
+def test_vertically_merged_cell_is_emitted_at_its_top_row(tmp_path: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=2)
+    top = table.cell(0, 0).merge(table.cell(2, 0))
+    top.text = "spans three rows"
+    for r in range(3):
+        table.cell(r, 1).text = f"row {r + 1}"
+    path = _write(tmp_path / "vmerge.docx", document)
+    locators = [loc for loc, text, _, _ in units(path) if text == "spans three rows"]
+    assert locators == [{"kind": "table_cell", "table": 1, "row": 1, "col": 1}]
+    reopened = docx.Document(str(path))
+    for locator, text, _, _ in units(path):
+        assert library_text(reopened, locator) == text
+
+
+def test_heading_style_chain_and_body_outline_level(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_heading("Level three", level=3)
+    body = document.add_heading("Demoted heading", level=1)
+    body._p.get_or_add_pPr().append(_outline(9))
+    path = _write(tmp_path / "levels.docx", document)
+    found = {text: (kind, level) for _, text, kind, level in units(path)}
+    assert found["Level three"] == (BlockKind.HEADING, 3)
+    assert found["Demoted heading"] == (BlockKind.PARAGRAPH, 0), "outline level 9 (body text) wins over the style"
+
+
+def test_numbering_removed_by_num_id_zero_is_not_a_list(tmp_path: Path) -> None:
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    plain = document.add_paragraph("Not numbered any more", style="List Number")
+    num_pr = plain._p.get_or_add_pPr().get_or_add_numPr()
+    num_pr.get_or_add_numId().set(qn("w:val"), "0")
+    document.add_paragraph("Styled as a list", style="List Paragraph")
+    path = _write(tmp_path / "lists.docx", document)
+    found = {text: kind for _, text, kind, _ in units(path)}
+    assert found == {"Not numbered any more": BlockKind.PARAGRAPH, "Styled as a list": BlockKind.LIST_ITEM}
+
+
+def _outline(value: int):
+    from docx.oxml.ns import qn
+    from docx.oxml.parser import OxmlElement
+
+    el = OxmlElement("w:outlineLvl")
+    el.set(qn("w:val"), str(value))
+    return el
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def test_zip_that_is_not_a_docx(tmp_path: Path) -> None:
+    path = _zip(tmp_path / "archive.docx", {"readme.txt": b"hello"})
+    with pytest.raises(ParseError, match=r"ZIP archive, not a Word document"):
+        open_docx(path)
+
+
+def test_office_file_that_is_not_word(tmp_path: Path) -> None:
+    members = {}
+    with zipfile.ZipFile(LEASE) as z:
+        for name in z.namelist():
+            members[name] = z.read(name)
+    members["[Content_Types].xml"] = members["[Content_Types].xml"].replace(
+        b"wordprocessingml.document.main+xml", b"spreadsheetml.sheet.main+xml"
+    )
+    path = _zip(tmp_path / "sheet.docx", members)
+    with pytest.raises(ParseError, match=r"not a Word document \(main part is application/.*spreadsheetml"):
+        open_docx(path)
+
+
+def test_encrypted_docx_is_reported_as_password_protected(tmp_path: Path) -> None:
+    path = tmp_path / "locked.docx"
+    directory = "EncryptionInfo".encode("utf-16-le") + b"\x00" * 40 + "EncryptedPackage".encode("utf-16-le")
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + directory + b"\x00" * 1024)
+    with pytest.raises(ParseError, match="password-protected"):
+        open_docx(path)
+    with pytest.raises(ParseError, match="the name says DOCX"):  # ingest's suffix check refuses it first
+        sniff(path)
+
+
+def test_legacy_doc_named_docx(tmp_path: Path) -> None:
+    path = tmp_path / "old.docx"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + "WordDocument".encode("utf-16-le"))
+    with pytest.raises(ParseError, match=r"legacy Word 97-2003"):
+        open_docx(path)
+
+
+def test_truncated_docx(tmp_path: Path) -> None:
+    data = LEASE.read_bytes()
+    path = tmp_path / "cut.docx"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ParseError, match="damaged or truncated"):
+        open_docx(path)
+
+
+def test_corrupt_member_is_damaged(tmp_path: Path) -> None:
+    buffer = io.BytesIO(LEASE.read_bytes())
+    with zipfile.ZipFile(buffer) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    members["word/document.xml"] = members["word/document.xml"][:-40]
+    path = _zip(tmp_path / "badxml.docx", members)
+    with pytest.raises(ParseError, match=r"damaged \(malformed XML"):
+        open_docx(path)
+
+
+def test_oversized_part_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(docx_reader, "MAX_PART_BYTES", 10_000)
+    with pytest.raises(ParseError, match=r"word/styles.xml is \d+ bytes uncompressed, over 10000"):
+        open_docx(LEASE)
+
+
+def test_docx_without_text(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("")
+    document.add_table(rows=1, cols=1)
+    path = _write(tmp_path / "blank.docx", document)
+    with pytest.raises(ParseError, match="the DOCX file has no text"):
+        open_docx(path)
