@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -129,10 +130,20 @@ class Corpus:
         floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
         return FusionSettings(rrf_k=self.settings.rrf_k, section_boost=self.settings.section_boost, floor=floor)
 
-    def run(self, query: str, k: int = 5) -> SearchOutcome:
-        """One search returning both the hits and the explain trace (what the CLI uses)."""
+    def run(self, query: str, k: int = 5, legs: tuple[str, ...] | None = None) -> SearchOutcome:
+        """One search returning both the hits and the explain trace (what the CLI uses).
+
+        ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
+        the default is both.
+        """
         self._require_workspace()
-        return run_search(self.store, self.embedder, self.workspace, query, k, self.fusion_settings())
+        settings = self.fusion_settings()
+        if legs is not None:
+            unknown = set(legs) - {"dense", "sparse"}
+            if unknown or not legs:
+                raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
+            settings = dataclasses.replace(settings, legs=tuple(legs))
+        return run_search(self.store, self.embedder, self.workspace, query, k, settings)
 
     def _require_workspace(self) -> None:
         stored = self.store.workspace(self.workspace)

@@ -111,21 +111,25 @@ def _verify_page(
         return
     for span in spans:
         report.spans += 1
-        problem = _check_span(page.text, page.line_rects, span)
+        problem = _check_span(page, span)
         if problem is not None:
             miss(page.number, problem)
 
 
-def _check_span(
-    text: str, line_rects: Callable[[int, int], list[tuple[float, float, float, float]]], span: Mapping[str, Any]
-) -> str | None:
-    """What is wrong with one stored span against a fresh page, or ``None``."""
+def _check_span(page: Page, span: Mapping[str, Any]) -> str | None:
     start, end = int(span["char_start"]), int(span["char_end"])
-    label = f"span {span['ordinal']} [{start}:{end}]"
-    if text[start:end] != span["text"]:
+    return check_span(page, start, end, str(span["text"]), span["boxes"], f"span {span['ordinal']} [{start}:{end}]")
+
+
+def check_span(
+    page: Page, start: int, end: int, text: str, boxes: Sequence[Sequence[float]] | None, label: str = "span"
+) -> str | None:
+    """What is wrong with a span (its offsets, text and ``[x, y, w, h]`` boxes) against a freshly extracted page,
+    or ``None`` when it re-proves."""
+    if page.text[start:end] != text:
         return f"{label}: text is not page_text[{start}:{end}]"
-    expected = [list(to_xywh(r)) for r in line_rects(start, end)]
-    stored = span["boxes"] or []
+    expected = [list(to_xywh(r)) for r in page.line_rects(start, end)]
+    stored = boxes or []
     if len(expected) != len(stored) or any(
         abs(a - b) > BOX_TOLERANCE for e, s in zip(expected, stored, strict=False) for a, b in zip(e, s, strict=True)
     ):

@@ -53,9 +53,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kruschnexus.cli import doctor, explain, export, ingest, search, verify
+    from kruschnexus.cli import doctor, evaluate, explain, export, ingest, search, verify
 
-    for module in (doctor, explain, export, ingest, search, verify):
+    for module in (doctor, ingest, search, explain, verify, evaluate, export):
         cli.add_command(module.command)
 
 

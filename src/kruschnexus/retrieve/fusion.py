@@ -47,6 +47,8 @@ class FusionSettings:
     rrf_k: int = 60
     section_boost: float = MAX_SECTION_BOOST
     floor: float = 0.45
+    #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
+    legs: tuple[str, ...] = ("dense", "sparse")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
+from kruschnexus.retrieve.confidence import features
 from kruschnexus.retrieve.fusion import (
     Candidate,
     FusionSettings,
@@ -81,16 +82,35 @@ def run_search(
     span_f = span_filter(query, workspace)
     vector = embedder.embed([query.search_text])[0]
     base = {"text": query.search_text, "limit": LEG_DEPTH, "vector": vector}
-    dense_sql, params = q.dense_leg(span_f, embedder.dim)
-    dense_rows = store.run_leg(dense_sql, {**params, **base})
-    sparse_sql, params = q.sparse_leg(span_f)
-    sparse_rows = store.run_leg(sparse_sql, {**params, **base})
+    dense_rows: list[Row] = []
+    sparse_rows: list[Row] = []
+    if "dense" in settings.legs:
+        dense_sql, params = q.dense_leg(span_f, embedder.dim)
+        dense_rows = store.run_leg(dense_sql, {**params, **base})
+    if "sparse" in settings.legs:
+        sparse_sql, params = q.sparse_leg(span_f)
+        sparse_rows = store.run_leg(sparse_sql, {**params, **base})
     rows, candidates = _candidates(dense_rows, sparse_rows)
     scored = fuse(candidates, settings, named_sections(query))
     admitted = [s for s in scored if s.admitted][:k]
-    hits = [hit_from_row(rows[s.candidate.key], score=round(s.score, 6), reasons=_reasons(s, query)) for s in admitted]
+    hits = [
+        hit_from_row(
+            rows[s.candidate.key],
+            score=round(s.score, 6),
+            reasons=_reasons(s, query),
+            confidence=_confidence(embedder, s, rank, settings, query),
+        )
+        for rank, s in enumerate(admitted, start=1)
+    ]
     trace = _trace(query, embedder, settings, scored, rows, len(hits))
     return SearchOutcome(hits, trace)
+
+
+def _confidence(embedder: Embedder, s: Scored, rank: int, settings: FusionSettings, query: Query) -> float | None:
+    if embedder.calibration is None:
+        return None
+    value = embedder.calibration.confidence(features(s, rank, settings.rrf_k, bool(query.phrases)))
+    return round(value, 4)
 
 
 def _key(row: Row) -> tuple[str, int, int]:
