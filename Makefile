@@ -5,19 +5,22 @@ PY     := $(VENV)/bin/python
 NEXUS  := $(VENV)/bin/nexus
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit fixtures schema bench clean
+.PHONY: demo test lint typecheck unit fixtures docs bench eval calibrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[local-embed,test]"
+	$(PY) -m pip install --quiet -e ".[local-embed,test,eval]"
 	touch $(STAMP)
 
 ## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database), show stored spans, search
 demo: $(STAMP)
-	$(NEXUS) ingest tests/fixtures/sample_contract.pdf tests/fixtures/ligatures.pdf --workspace demo
-	$(PY) scripts/show_spans.py --workspace demo --limit 5
+	$(NEXUS) ingest tests/fixtures/sample_contract.pdf tests/fixtures/ligatures.pdf tests/fixtures/scanned_lease.pdf \
+		tests/fixtures/office_lease.docx tests/fixtures/office_rent_roll.csv tests/fixtures/html_filing.html \
+		--workspace demo
+	$(PY) scripts/show_spans.py --workspace demo --limit 8
 	$(NEXUS) search "commercial office space Section 8.22" --workspace demo
+	$(NEXUS) search "how much is the security deposit" --workspace demo --k 3
 
 ## test: set up, lint, type-check and run the whole suite (embedded PostgreSQL, real model)
 test: $(STAMP) lint typecheck
@@ -35,12 +38,25 @@ unit: $(STAMP)
 
 fixtures: $(STAMP)
 	$(PY) scripts/make_fixtures.py
+	$(PY) scripts/make_office_fixtures.py
+	$(PY) scripts/make_html_fixtures.py
+	$(PY) scripts/make_table_fixtures.py
 
 docs: $(STAMP)
 	$(PY) scripts/gen_docs.py
 
 bench: $(STAMP)
 	$(PY) bench/ingest.py
+	$(PY) bench/ocr.py
+
+## eval: the project's corpus suite over ../shared/corpus, with every baseline beside nexus
+eval: $(STAMP)
+	$(NEXUS) eval eval/corpus.jsonl --corpus ../shared/corpus --plot eval/reliability.png
+
+## calibrate: sweep the floor and refit the confidence calibrator of the bundled model on the corpus suite
+calibrate: $(STAMP)
+	$(PY) scripts/calibrate.py eval/corpus.jsonl --corpus ../shared/corpus \
+		--out src/kruschnexus/embed/assets/minilm-calibration.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -130,14 +130,18 @@ class Corpus:
         floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
         return FusionSettings(rrf_k=self.settings.rrf_k, section_boost=self.settings.section_boost, floor=floor)
 
-    def run(self, query: str, k: int = 5, legs: tuple[str, ...] | None = None) -> SearchOutcome:
+    def run(
+        self, query: str, k: int = 5, legs: tuple[str, ...] | None = None, floor: float | None = None
+    ) -> SearchOutcome:
         """One search returning both the hits and the explain trace (what the CLI uses).
 
         ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
-        the default is both.
+        the default is both. ``floor`` overrides the similarity floor for this call (the calibration sweep).
         """
         self._require_workspace()
         settings = self.fusion_settings()
+        if floor is not None:
+            settings = dataclasses.replace(settings, floor=floor)
         if legs is not None:
             unknown = set(legs) - {"dense", "sparse"}
             if unknown or not legs:

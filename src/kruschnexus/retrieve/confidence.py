@@ -9,19 +9,57 @@ from __future__ import annotations
 
 from kruschnexus.embed.calibration import FEATURES
 from kruschnexus.retrieve.fusion import Scored
+from kruschnexus.schema.v1 import CandidateTrace
 
-__all__ = ["FEATURES", "features"]
+__all__ = ["FEATURES", "feature_values", "features", "trace_features"]
 
 
 def features(scored: Scored, rank: int, rrf_k: int, phrase: bool) -> tuple[float, ...]:
     """Feature values of one admitted hit at 1-based ``rank`` (order of :data:`FEATURES`)."""
     c = scored.candidate
+    return feature_values(
+        c.cosine,
+        c.sparse_score,
+        scored.dense_term + scored.sparse_term,
+        scored.boost > 0,
+        c.fulltext_match,
+        phrase,
+        rank,
+        rrf_k,
+    )
+
+
+def trace_features(candidate: CandidateTrace, rank: int, rrf_k: int) -> tuple[float, ...]:
+    """The same features read back from an explain trace's candidate (what calibration fits on)."""
+    return feature_values(
+        candidate.cosine,
+        candidate.sparse_score,
+        candidate.dense_term + candidate.sparse_term,
+        candidate.boost > 0,
+        candidate.fulltext_match,
+        "phrase_match" in candidate.match_reasons,
+        rank,
+        rrf_k,
+    )
+
+
+def feature_values(
+    cosine: float | None,
+    sparse_score: float | None,
+    rrf: float,
+    section_match: bool,
+    fulltext_match: bool,
+    phrase: bool,
+    rank: int,
+    rrf_k: int,
+) -> tuple[float, ...]:
+    """The feature vector (order of :data:`FEATURES`); RRF is scaled so that rank 1 in one leg is 1.0."""
     return (
-        c.cosine if c.cosine is not None else 0.0,
-        min(c.sparse_score or 0.0, 1.0),
-        (scored.dense_term + scored.sparse_term) * (rrf_k + 1),
-        1.0 if scored.boost > 0 else 0.0,
-        1.0 if c.fulltext_match else 0.0,
+        cosine if cosine is not None else 0.0,
+        min(sparse_score or 0.0, 1.0),
+        rrf * (rrf_k + 1),
+        1.0 if section_match else 0.0,
+        1.0 if fulltext_match else 0.0,
         1.0 if phrase else 0.0,
         1.0 / rank,
     )
