@@ -43,8 +43,8 @@ class MiniLmEmbedder(Embedder):
 
     model_id = MODEL_ID
     dim = 384
-    #: Chosen from measurement over ../shared/corpus (bench/floor.py, docs/retrieval.md): every on-topic
-    #: query's best cosine was >= 0.573, every off-topic or gibberish query's <= 0.404.
+    #: Used only when the calibration asset is missing: the asset's floor, chosen by scripts/calibrate.py on the
+    #: corpus suite (docs/retrieval.md), replaces it.
     floor = 0.45
 
     def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
