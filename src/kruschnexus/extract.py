@@ -38,7 +38,7 @@ from kruschnexus.parse.pdf import PdfFile, RawPage
 from kruschnexus.parse.text import open_markdown, open_text
 
 #: Bumped whenever a change to parsing, layout or chunking can change stored text, offsets or boxes.
-EXTRACTOR_VERSION = "pdf-1+units-1"
+EXTRACTOR_VERSION = "pdf-2+units-1"
 
 
 class Source(Protocol):
@@ -177,7 +177,8 @@ class PdfSource:
             page = build_page(raw, self.furniture)
             page.needs_ocr = not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
             return page
-        page = build_page(RawPage(raw.number, raw.geometry, glyphs_from_lines(lines), raw.label), self.furniture)
+        ocr_raw = RawPage(raw.number, raw.geometry, glyphs_from_lines(lines), raw.label, raw.rulings)
+        page = build_page(ocr_raw, self.furniture)
         page.used_ocr = True
         page.needs_ocr = False
         return page

@@ -279,8 +279,12 @@ def read_options(settings: Settings, ocr: str | None = None) -> ReadOptions:
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """What the model reads for a span: its headings (without the page) and its text, spaces folded."""
-    context = " > ".join(h for h in chunk.heading_path[1:] if h and h not in chunk.text)
+    """What the model reads for a span: its headings (without the page), its context (a table's header row) and
+    its text, spaces folded."""
+    parts = [h for h in chunk.heading_path[1:] if h and h not in chunk.text]
+    if chunk.context and chunk.context not in chunk.text:
+        parts.append(" ".join(chunk.context.split()))
+    context = " > ".join(parts)
     body = " ".join(chunk.text.split())
     return f"{context}\n{body}" if context else body
 

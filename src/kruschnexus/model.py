@@ -112,6 +112,30 @@ class Block:
     level: int = 0
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One non-empty cell of a table on a page, as a half-open range of the page text.
+
+    Attributes:
+        table: 1-based number of the table on its page, in reading order.
+        row, col: 1-based position of the cell's top-left grid slot.
+        start, end: offsets of the cell's text in the page text.
+        rect: the cell's area: its ruled rectangle, or for a table found by alignment alone the union of its text.
+        row_span, col_span: grid slots the cell covers (a merged cell covers more than one).
+        is_header: the cell is in the table's header row.
+    """
+
+    table: int
+    row: int
+    col: int
+    start: int
+    end: int
+    rect: Rect
+    row_span: int = 1
+    col_span: int = 1
+    is_header: bool = False
+
+
 @dataclass
 class Page:
     """One physical page (or one unit of an unpaged format): canonical text, a box per character, lines and
@@ -137,6 +161,8 @@ class Page:
     used_ocr: bool = False
     needs_ocr: bool = False
     locator: Locator | None = None
+    #: Cells of the page's TABLE blocks, table by table, row by row (see :class:`Cell`).
+    cells: list[Cell] = field(default_factory=list)
 
     @property
     def place(self) -> str:
@@ -182,6 +208,9 @@ class Chunk:
     block_kinds: tuple[str, ...]
     used_ocr: bool = False
     locator: Locator | None = None
+    #: Text that helps read the span but is not part of it (a table's header row above a span of later rows); it
+    #: may be given to the embedder, never returned as span text.
+    context: str = ""
 
     @property
     def bbox(self) -> Rect | None:

@@ -4,16 +4,24 @@ A region is a run of consecutive body blocks of one page that belong to one sect
 region joins the region after it). A region longer than ``max_chars`` is cut into windows at sentence
 ends (else at a space). Non-body blocks (headers, footers, page numbers, stamps, line numbers) end a
 region and never fall inside one.
+
+A table with cells (a PDF table, see :attr:`Page.cells`) is a region of its own: it never joins prose or a
+heading. Its spans are whole rows, as many as fit in ``max_chars``; a longer row is cut between cells, a longer
+cell into windows. Each table span's ``locator`` is ``{"kind": "table_cell", "table": T, "row": R, "col": C,
+"row_end": R2, "col_end": C2}``: the cell it starts in (``table`` counts tables on the page, all 1-based) and
+the last row and column it reaches. A span below the table's header row carries the header's text as
+``context`` (for the embedder), never in its text.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kruschnexus.chunk.sections import SectionTracker, parse_marker
-from kruschnexus.model import Block, BlockKind, Chunk, Page
+from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
 _SENTENCE_END = re.compile(r"[.!?;:][\"'”’)\]]*(?=\s+[\"'“(\[A-Z0-9§])")
 _ABBREVIATIONS = frozenset(
@@ -32,13 +40,29 @@ class _Region:
     headers: tuple[str, ...]
     kinds: list[str] = field(default_factory=list)
     headings_only: bool = True
+    cells: list[Cell] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One span cut from a region: its text range, locator and context (a table's header text, or ``""``)."""
+
+    start: int
+    end: int
+    locator: Locator | None = None
+    context: str = ""
 
 
 def chunk_page(page: Page, tracker: SectionTracker, max_chars: int) -> list[Chunk]:
     """Spans of one page. ``tracker`` carries open sections from earlier pages and is updated."""
     chunks: list[Chunk] = []
     for region in _regions(page, tracker):
-        for start, end in windows(page.text, region.start, region.end, max_chars):
+        if region.cells:
+            pieces = table_pieces(page.text, region.cells, max_chars)
+        else:
+            pieces = [Piece(s, e, page.locator) for s, e in windows(page.text, region.start, region.end, max_chars)]
+        for piece in pieces:
+            start, end = piece.start, piece.end
             chunks.append(
                 Chunk(
                     page_number=page.number,
@@ -52,10 +76,69 @@ def chunk_page(page: Page, tracker: SectionTracker, max_chars: int) -> list[Chun
                     header=region.headers[-1] if region.headers else "",
                     block_kinds=tuple(dict.fromkeys(region.kinds)),
                     used_ocr=page.used_ocr,
-                    locator=page.locator,
+                    locator=piece.locator,
+                    context=piece.context,
                 )
             )
     return chunks
+
+
+def table_pieces(text: str, cells: Sequence[Cell], max_chars: int) -> list[Piece]:
+    """Spans of one table: runs of whole rows up to ``max_chars``; a longer row by cells, a longer cell by windows.
+
+    ``cells`` are one table's non-empty cells in page-text order. Spans that start below the header rows get the
+    header's text as context.
+    """
+    rows = [list(row) for _, row in itertools.groupby(cells, key=lambda c: c.row)]
+    header = [c for c in cells if c.is_header]
+    header_text = text[header[0].start : header[-1].end] if header else ""
+    last_header_row = header[-1].row if header else 0
+    out: list[Piece] = []
+    group: list[Cell] = []
+    for row in rows:
+        if group and row[-1].end - group[0].start > max_chars:
+            out.append(_piece(group, header_text, last_header_row))
+            group = []
+        if row[-1].end - row[0].start <= max_chars:
+            group.extend(row)
+            continue
+        for part in _cell_runs(row, max_chars):
+            if part[-1].end - part[0].start <= max_chars:
+                out.append(_piece(part, header_text, last_header_row))
+                continue
+            cell = part[0]
+            for s, e in windows(text, cell.start, cell.end, max_chars):
+                out.append(_piece([cell], header_text, last_header_row, s, e))
+    if group:
+        out.append(_piece(group, header_text, last_header_row))
+    return out
+
+
+def _cell_runs(row: Sequence[Cell], max_chars: int) -> list[list[Cell]]:
+    """Consecutive cells of a row grouped while they fit in ``max_chars`` (a cell too long alone stays alone)."""
+    runs: list[list[Cell]] = []
+    for cell in row:
+        if runs and cell.end - runs[-1][0].start <= max_chars:
+            runs[-1].append(cell)
+        else:
+            runs.append([cell])
+    return runs
+
+
+def _piece(
+    cells: Sequence[Cell], header_text: str, last_header_row: int, start: int | None = None, end: int | None = None
+) -> Piece:
+    first, last = cells[0], cells[-1]
+    locator: Locator = {
+        "kind": "table_cell",
+        "table": first.table,
+        "row": first.row,
+        "col": first.col,
+        "row_end": last.row,
+        "col_end": last.col + last.col_span - 1,
+    }
+    context = header_text if first.row > last_header_row else ""
+    return Piece(first.start if start is None else start, last.end if end is None else end, locator, context)
 
 
 def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
@@ -73,6 +156,12 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
             note = _Region(block.start, block.end, tracker.section, tracker.section_path, tracker.headers)
             note.kinds.append(block.kind.value)
             yield note
+            continue
+        if block.kind == BlockKind.TABLE and (table := _table_region(page, block, tracker)) is not None:
+            if current is not None:
+                yield current
+            current = None
+            yield table
             continue
         _track(page, block, tracker)
         key = (tracker.section, tracker.section_path, tracker.headers)
@@ -92,7 +181,20 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
         yield current
 
 
+def _table_region(page: Page, block: Block, tracker: SectionTracker) -> _Region | None:
+    """A table block with cells as a region of its own (it opens no section), or ``None`` when it has no cells."""
+    cells = [c for c in page.cells if block.start <= c.start and c.end <= block.end]
+    if not cells:
+        return None
+    region = _Region(block.start, block.end, tracker.section, tracker.section_path, tracker.headers, cells=cells)
+    region.kinds.append(block.kind.value)
+    region.headings_only = False
+    return region
+
+
 def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
+    if block.kind == BlockKind.TABLE:
+        return  # a table cell reading "11.00" or "4.50" is an amount, not a section number
     text = page.text[block.start : block.end]
     marker = parse_marker(text)
     if marker is not None:

@@ -3,6 +3,12 @@
 The canonical text is built here and only here: body blocks in reading order, furniture at the top or the
 bottom, margin line numbers and stamps last. Lines are joined by ``\\n`` and blocks by ``\\n\\n``; every
 offset and every character box comes from this one concatenation.
+
+A table (see :mod:`kruschnexus.layout.tables`) is one TABLE block written row by row: rows joined by ``\\n``,
+the cells of a row by a tab (``\\t``; an empty cell is an empty string between tabs, trailing empty cells are
+left out, and a row with no text at all is left out), a cell's printed runs by one space. Each cell is thus one
+contiguous range of the page text, recorded in :attr:`Page.cells`; each printed run is a :class:`Line`, so a
+span's boxes are the boxes of its cells' runs.
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kruschnexus.layout.cells import Table
 from kruschnexus.layout.fragments import Fragment, split_fragments
 from kruschnexus.layout.furniture import Furniture, classify
 from kruschnexus.layout.order import reading_order
-from kruschnexus.model import Block, BlockKind, Line, Page, Rect, union
+from kruschnexus.layout.tables import find_tables
+from kruschnexus.model import Block, BlockKind, Cell, Line, Page, Rect, union
 from kruschnexus.parse.pdf import BAND, RawPage
 
 #: Text smaller than this fraction of the body size, low on the page, is a footnote.
@@ -29,6 +37,7 @@ _SECTION_START = re.compile(r"^(?:§|section\b|sec\.|article\b|\d+\.\d+)", re.IG
 class _Group:
     kind: BlockKind | None
     frags: list[Fragment]
+    table: Table | None = None
 
 
 def build_page(raw: RawPage, furniture: Furniture) -> Page:
@@ -39,12 +48,14 @@ def build_page(raw: RawPage, furniture: Furniture) -> Page:
     kinds = classify(body_frags, raw.geometry.height, BAND, furniture)
     body = [f for f, k in zip(body_frags, kinds, strict=True) if k is None]
     furniture_items = [(f, k) for f, k in zip(body_frags, kinds, strict=True) if k is not None]
-    ordered = [body[i] for i in reading_order([f.rect for f in body])]
-    size = _body_size(ordered)
+    tables, rest = find_tables(body, raw.rulings)
+    items: list[Fragment | Table] = [*rest, *tables]
+    ordered = [items[i] for i in reading_order([item.rect for item in items])]
+    size = _body_size(body)
     mid = raw.geometry.height / 2
     groups: list[_Group] = []
     groups += [_Group(k, [f]) for f, k in furniture_items if f.rect[1] < mid and k != BlockKind.LINE_NUMBER]
-    groups += [_Group(_footnote(run, size, mid), run) for run in _blocks(ordered, size)]
+    groups += _body_groups(ordered, size, mid)
     groups += [_Group(k, [f]) for f, k in furniture_items if f.rect[1] >= mid and k != BlockKind.LINE_NUMBER]
     groups += [_Group(k, [f]) for f, k in furniture_items if k == BlockKind.LINE_NUMBER]
     groups += [_Group(BlockKind.STAMP, [f]) for f in stamp_frags]
@@ -67,14 +78,25 @@ def _body_size(frags: Sequence[Fragment]) -> float:
     return statistics.median(sizes) if sizes else 10.0
 
 
-def _blocks(ordered: Sequence[Fragment], size: float) -> list[list[Fragment]]:
-    runs: list[list[Fragment]] = []
-    for frag in ordered:
-        if runs and _continues(runs[-1][-1], frag, size):
-            runs[-1].append(frag)
+def _body_groups(ordered: Sequence[Fragment | Table], size: float, mid: float) -> list[_Group]:
+    """Consecutive fragments that continue one another make a block; a table is a block of its own."""
+    groups: list[_Group] = []
+    run: list[Fragment] = []
+    for item in ordered:
+        if isinstance(item, Table):
+            if run:
+                groups.append(_Group(_footnote(run, size, mid), run))
+                run = []
+            groups.append(_Group(BlockKind.TABLE, [], item))
+        elif run and _continues(run[-1], item, size):
+            run.append(item)
         else:
-            runs.append([frag])
-    return runs
+            if run:
+                groups.append(_Group(_footnote(run, size, mid), run))
+            run = [item]
+    if run:
+        groups.append(_Group(_footnote(run, size, mid), run))
+    return groups
 
 
 def _continues(prev: Fragment, cur: Fragment, size: float) -> bool:
@@ -114,40 +136,103 @@ def _body_kind(frags: Sequence[Fragment], size: float) -> BlockKind:
     return BlockKind.PARAGRAPH
 
 
-def _assemble(page: Page, groups: Sequence[_Group], size: float) -> None:
-    parts: list[str] = []
-    rects: list[Rect | None] = []
-    offset = 0
-    for group in groups:
-        if parts:
-            parts.append("\n\n")
-            rects.extend([None, None])
-            offset += 2
-        first_line = len(page.lines)
-        block_start = offset
-        for k, frag in enumerate(group.frags):
-            if k:
-                parts.append("\n")
-                rects.append(None)
-                offset += 1
-            parts.append(frag.text)
-            rects.extend(frag.rects)
-            page.lines.append(Line(offset, offset + len(frag.text), frag.rect))
-            offset += len(frag.text)
-        kind = group.kind if group.kind is not None else _body_kind(group.frags, size)
-        box = union(f.rect for f in group.frags)
-        assert box is not None
-        page.blocks.append(
+class _Writer:
+    """The one concatenation: text, a box per character, lines, blocks and cells of a page."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.parts: list[str] = []
+        self.rects: list[Rect | None] = []
+        self.offset = 0
+        self.tables = 0
+
+    def gap(self, sep: str) -> None:
+        """A separator the extractor inserts (no box)."""
+        self.parts.append(sep)
+        self.rects.extend([None] * len(sep))
+        self.offset += len(sep)
+
+    def run(self, frag: Fragment) -> None:
+        """One printed run, as a line of the page."""
+        self.parts.append(frag.text)
+        self.rects.extend(frag.rects)
+        self.page.lines.append(Line(self.offset, self.offset + len(frag.text), frag.rect))
+        self.offset += len(frag.text)
+
+    def block(self, group: _Group, size: float) -> None:
+        """A block, after a blank line when it is not the first."""
+        if self.parts:
+            self.gap("\n\n")
+        first_line = len(self.page.lines)
+        start = self.offset
+        if group.table is not None:
+            frags = self.table(group.table)
+            kind, box = BlockKind.TABLE, group.table.rect
+        else:
+            frags = group.frags
+            for k, frag in enumerate(frags):
+                if k:
+                    self.gap("\n")
+                self.run(frag)
+            kind = group.kind if group.kind is not None else _body_kind(frags, size)
+            joined = union(f.rect for f in frags)
+            assert joined is not None
+            box = joined
+        self.page.blocks.append(
             Block(
                 kind=kind,
-                start=block_start,
-                end=offset,
+                start=start,
+                end=self.offset,
                 first_line=first_line,
-                last_line=len(page.lines) - 1,
+                last_line=len(self.page.lines) - 1,
                 rect=box,
-                is_bold=all(f.bold for f in group.frags),
-                size=statistics.median(f.size for f in group.frags),
+                is_bold=all(f.bold for f in frags),
+                size=statistics.median(f.size for f in frags),
             )
         )
-    page.text = "".join(parts)
-    page.char_rects = rects
+
+    def table(self, table: Table) -> list[Fragment]:
+        """Rows joined by newlines, cells by tabs, a cell's runs by spaces; returns the runs written."""
+        self.tables += 1
+        written: list[Fragment] = []
+        for row in range(1, table.rows + 1):
+            cells = [c for c in table.cells if c.row == row]
+            while cells and not cells[-1].frags:
+                cells.pop()
+            if not cells:
+                continue
+            if written:
+                self.gap("\n")
+            for k, cell in enumerate(cells):
+                if k:
+                    self.gap("\t")
+                start = self.offset
+                for n, frag in enumerate(cell.frags):
+                    if n:
+                        self.gap(" ")
+                    self.run(frag)
+                    written.append(frag)
+                if cell.frags:
+                    header = row <= table.header_rows
+                    self.page.cells.append(
+                        Cell(
+                            self.tables,
+                            row,
+                            cell.col,
+                            start,
+                            self.offset,
+                            cell.rect,
+                            cell.row_span,
+                            cell.col_span,
+                            header,
+                        )
+                    )
+        return written
+
+
+def _assemble(page: Page, groups: Sequence[_Group], size: float) -> None:
+    writer = _Writer(page)
+    for group in groups:
+        writer.block(group, size)
+    page.text = "".join(writer.parts)
+    page.char_rects = writer.rects

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,8 @@ class RawPage:
     geometry: PageGeometry
     glyphs: list[Glyph]
     label: str | None
+    #: Ruling lines and thin bars drawn on the page (see :func:`rulings`), display space.
+    rulings: tuple[Rect, ...] = ()
 
 
 class _Transform:
@@ -110,11 +112,12 @@ class PdfFile:
             finally:
                 textpage.close()
             label = self._label(number - 1)
+            lines = tuple(rulings(page, transform))
         except pdfium.PdfiumError as exc:
             raise ParseError(self.path, f"cannot read the text layer ({exc})", page=number) from exc
         finally:
             page.close()
-        return RawPage(number, PageGeometry(float(width), float(height), rotation), glyphs, label)
+        return RawPage(number, PageGeometry(float(width), float(height), rotation), glyphs, label, lines)
 
     def has_images(self, number: int) -> bool:
         """True when page ``number`` (1-based) draws at least one image (a scan, a photo, a logo)."""
@@ -194,3 +197,116 @@ def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Gly
         weight = pdfium_c.FPDFText_GetFontWeight(handle, i)
         # pdfium measures clockwise in page space; the display turns the page clockwise by /Rotate.
         yield Glyph(ch, rect, (angle + rotation) if angle >= 0 else 0.0, weight >= 600)
+
+
+#: A filled shape thinner than this (points) is a rule; stroked line segments always are.
+RULE_THICKNESS = 3.0
+#: Line segments drawn on one page are read up to this many (a map or a chart is not a table).
+MAX_SEGMENTS = 20000
+_Matrix = tuple[float, float, float, float, float, float]
+
+
+def rulings(page: pdfium.PdfPage, transform: _Transform) -> list[Rect]:
+    """Axis-aligned line segments and thin filled bars drawn on a page, in display space.
+
+    A stroked straight segment becomes a zero-thickness rectangle; a filled shape whose box is at most
+    :data:`RULE_THICKNESS` thick becomes its box. Curves, invisible paths and white ink are left out. Paths inside
+    form XObjects are read too. Used to find ruled tables.
+    """
+    out: list[Rect] = []
+    identity: _Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    for k in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
+        _collect(pdfium_c.FPDFPage_GetObject(page.raw, k), identity, transform, out, 0)
+        if len(out) > MAX_SEGMENTS:
+            return []
+    return out
+
+
+def _collect(obj: object, parent: _Matrix, transform: _Transform, out: list[Rect], depth: int) -> None:
+    kind = pdfium_c.FPDFPageObj_GetType(obj)
+    if kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 4:
+        matrix = _compose(_matrix(obj), parent)
+        for k in range(pdfium_c.FPDFFormObj_CountObjects(obj)):
+            _collect(pdfium_c.FPDFFormObj_GetObject(obj, k), matrix, transform, out, depth + 1)
+    elif kind == pdfium_c.FPDF_PAGEOBJ_PATH:
+        out.extend(_path_rulings(obj, _compose(_matrix(obj), parent), transform))
+
+
+def _matrix(obj: object) -> _Matrix:
+    m = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+        return (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _compose(inner: _Matrix, outer: _Matrix) -> _Matrix:
+    """The matrix applying ``inner`` first, then ``outer`` (PDF row-vector convention)."""
+    a, b, c, d, e, f = inner
+    a2, b2, c2, d2, e2, f2 = outer
+    return (
+        a * a2 + b * c2,
+        a * b2 + b * d2,
+        c * a2 + d * c2,
+        c * b2 + d * d2,
+        e * a2 + f * c2 + e2,
+        e * b2 + f * d2 + f2,
+    )
+
+
+def _path_rulings(obj: object, m: _Matrix, transform: _Transform) -> list[Rect]:
+    fill, stroke = ctypes.c_int(0), pdfium_c.FPDF_BOOL(0)
+    if not pdfium_c.FPDFPath_GetDrawMode(obj, ctypes.byref(fill), ctypes.byref(stroke)):
+        return []
+    is_stroked = bool(stroke.value) and _is_inked(obj, pdfium_c.FPDFPageObj_GetStrokeColor)
+    is_filled = fill.value != pdfium_c.FPDF_FILLMODE_NONE and _is_inked(obj, pdfium_c.FPDFPageObj_GetFillColor)
+    if not (is_stroked or is_filled):
+        return []
+    segments, points = _segments(obj, m)
+    out: list[Rect] = []
+    if is_stroked:
+        out += [
+            transform.rect(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+            for (x0, y0), (x1, y1) in segments
+            if abs(x0 - x1) < 0.5 or abs(y0 - y1) < 0.5
+        ]
+    if is_filled and points:
+        left, right = min(p[0] for p in points), max(p[0] for p in points)
+        bottom, top = min(p[1] for p in points), max(p[1] for p in points)
+        if min(right - left, top - bottom) <= RULE_THICKNESS:
+            out.append(transform.rect(left, bottom, right, top))
+    return out
+
+
+def _segments(
+    obj: object, m: _Matrix
+) -> tuple[list[tuple[tuple[float, float], tuple[float, float]]], list[tuple[float, float]]]:
+    """Straight segments of a path (closing segments included) and all its points, in page space."""
+    segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    points: list[tuple[float, float]] = []
+    start = current = (0.0, 0.0)
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for k in range(pdfium_c.FPDFPath_CountSegments(obj)):
+        seg = pdfium_c.FPDFPath_GetPathSegment(obj, k)
+        if not pdfium_c.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
+            continue
+        a, b, c, d, e, f = m
+        point = (a * x.value + c * y.value + e, b * x.value + d * y.value + f)
+        points.append(point)
+        kind = pdfium_c.FPDFPathSegment_GetType(seg)
+        if kind == pdfium_c.FPDF_SEGMENT_MOVETO:
+            start = point
+        elif kind == pdfium_c.FPDF_SEGMENT_LINETO:
+            segments.append((current, point))
+        current = point
+        if pdfium_c.FPDFPathSegment_GetClose(seg):
+            segments.append((current, start))
+            current = start
+    return segments, points
+
+
+def _is_inked(obj: object, get_color: Callable[..., int]) -> bool:
+    """The path's stroke or fill colour is visible: not fully transparent and not white."""
+    r, g, b, a = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    if not get_color(obj, ctypes.byref(r), ctypes.byref(g), ctypes.byref(b), ctypes.byref(a)):
+        return True
+    return a.value > 0 and min(r.value, g.value, b.value) < 245

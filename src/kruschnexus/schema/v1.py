@@ -34,7 +34,10 @@ class Hit(BaseModel):
     doc_type: str | None = Field(description="label given at ingest")
     page_number: int | None = Field(ge=1, description="1-based physical page index; null for unpaged formats")
     page_label: str | None = Field(description="printed page label where the PDF defines one")
-    locator: dict[str, Any] | None = Field(description="unpaged position, e.g. {'kind': 'row', 'row': 4}")
+    locator: dict[str, Any] | None = Field(
+        description="unpaged position, e.g. {'kind': 'row', 'row': 4}, or a PDF table cell"
+        " {'kind': 'table_cell', 'table': 1, 'row': 2, 'col': 1, ...} (page_number then stays set)"
+    )
     header: str = Field(description="nearest heading above the span")
     heading_path: list[str] = Field(description='["Page 1", outermost heading, ..., header]')
     section: str | None = Field(description="normalized section id, e.g. 8.22.030(C)")
