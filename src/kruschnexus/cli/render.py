@@ -138,12 +138,18 @@ def _snippet(text: str, width: int = 160) -> str:
 
 
 def hits_table(hits: Sequence[Hit]) -> None:
-    """Citation, score and snippet per hit."""
+    """Citation, score, calibrated confidence and snippet per hit."""
     table = Table(show_lines=True)
-    for name in ("#", "citation", "score", "snippet"):
+    for name in ("#", "citation", "score", "conf.", "snippet"):
         table.add_column(name, overflow="fold")
     for n, hit in enumerate(hits, start=1):
-        table.add_row(str(n), hit.citation, f"{hit.score:.4f}" if hit.score is not None else "", _snippet(hit.text))
+        table.add_row(
+            str(n),
+            hit.citation,
+            f"{hit.score:.4f}" if hit.score is not None else "",
+            f"{hit.confidence:.2f}" if hit.confidence is not None else "",
+            _snippet(hit.text),
+        )
     out.print(table)
 
 
@@ -190,9 +196,11 @@ def _cell(tally: Tally) -> str:
 
 
 def eval_report(report: EvalReport) -> None:
-    """The evaluation: the product by family and kind, then every system side by side."""
+    """The evaluation: the product by family and kind, then every system side by side (never wrapped: a table
+    of ratios with counts is unreadable folded to 80 columns)."""
+    wide = Console(soft_wrap=True, highlight=False, width=max(out.width, 170))
     nexus = report.scores["nexus"]
-    out.print(
+    wide.print(
         f"suite {report.suite} over {report.corpus} (workspace {report.workspace}; ingest: "
         + ", ".join(f"{n} {status}" for status, n in sorted(report.ingest.items()))
         + f"); k={report.k}"
@@ -209,7 +217,7 @@ def eval_report(report: EvalReport) -> None:
             *(_cell(getattr(gs, key)) for key in METRICS),
             "n/a" if ece_value is None else f"{ece_value:.3f} ({len(gs.confidences)})",
         )
-    out.print(table)
+    wide.print(table)
     side = Table(title="all systems: overall", title_justify="left")
     side.add_column("system")
     for title in METRICS.values():
@@ -221,7 +229,7 @@ def eval_report(report: EvalReport) -> None:
         side.add_row(
             name, *(_cell(getattr(gs, key)) for key in METRICS), "n/a" if ece_value is None else f"{ece_value:.3f}"
         )
-    out.print(side)
+    wide.print(side)
     if len(report.scores) > 1:
         fam = Table(title="Recall@5 / citation acc. by family", title_justify="left")
         fam.add_column("family")
@@ -236,7 +244,7 @@ def eval_report(report: EvalReport) -> None:
                         for groups in report.scores.values()
                     ),
                 )
-        out.print(fam)
+        wide.print(fam)
 
 
 def eval_json(report: EvalReport) -> None:
