@@ -69,9 +69,12 @@ def test_every_pdf_ingests(ingested: Ingested) -> None:
     assert scanned == {
         "scotus_tarrant_v_herrmann_2013_pp1-2_SCANNED.pdf": [1, 2],
         "oakland_resolution_scan_page.pdf": [1],
+        "scotus_tarrant_v_herrmann_2013_slip.pdf": [29, 30],  # the appendix maps: images, no text layer
     }
     ocr_hits = [h for h in ingested.hits if h.used_ocr]
-    assert {h.source for h in ocr_hits} == set(scanned) and all(h.boxes for h in ocr_hits)
+    assert all(h.boxes for h in ocr_hits)
+    # the maps are pictures: what Tesseract reads there is noise, and none of it becomes a span
+    assert {h.source for h in ocr_hits} == set(scanned) - {"scotus_tarrant_v_herrmann_2013_slip.pdf"}
 
 
 def test_every_span_is_its_page_slice_and_body_only(ingested: Ingested) -> None:
@@ -149,7 +152,8 @@ def test_three_column_pages_read_column_by_column(ingested: Ingested) -> None:
     """Reading columns in turn jumps sideways at most a few times; interleaving them jumps on every line."""
     fr = ingested.hits_of("federal_register_2020-17221.pdf")
     assert len(fr) > 100
-    interleaved = [(h.citation, _column_jumps(h.boxes or [])) for h in fr if _column_jumps(h.boxes or []) > 3]
+    prose = [h for h in fr if not (h.locator and h.locator.get("kind") == "table_cell")]  # a table row crosses columns
+    interleaved = [(h.citation, _column_jumps(h.boxes or [])) for h in prose if _column_jumps(h.boxes or []) > 3]
     assert not interleaved
 
 

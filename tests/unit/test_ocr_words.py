@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kruschnexus.parse.glyphs import Glyph, assemble
-from kruschnexus.parse.ocr import OcrLine, OcrWord, glyphs_from_lines, lines_from_data, usable_text_layer
+from kruschnexus.parse.ocr import OcrLine, OcrWord, glyphs_from_lines, is_text, lines_from_data, usable_text_layer
 
 
 def _data(rows: list[tuple[int, int, int, int, str, int, int, int, int]]) -> dict[str, list[object]]:
@@ -82,3 +82,12 @@ def test_text_layer_usability() -> None:
     assert usable_text_layer([Glyph(c, box) for c in "Lease"])
     garbage = [Glyph(c, box) for c in "\ue001\ue002\ufffd\ufffd\x01a"]
     assert not usable_text_layer(garbage)
+
+
+def test_a_picture_read_as_noise_is_not_text() -> None:
+    def line(*confs: float) -> OcrLine:
+        return OcrLine(0, 10, tuple(OcrWord("w", 0, 0, 5, 10, c) for c in confs))
+
+    assert is_text([line(96, 95, 40), line(91)])  # scanned text with one doubtful word
+    assert not is_text([line(35, 29, 90), line(12)])  # a map: mostly noise
+    assert not is_text([])

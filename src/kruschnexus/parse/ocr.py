@@ -31,6 +31,10 @@ OCR_DPI = 300
 #: A text layer is unusable when fewer than this share of its printed characters are real letters, digits or
 #: punctuation (the rest: U+FFFD, private-use and control code points from fonts without a Unicode map).
 MIN_READABLE_SHARE = 0.5
+#: A page whose recognised words have a median confidence below this is a picture (a map, a photo, a seal), not
+#: text: Tesseract's words there are noise, so none are kept. Scanned text scores a median of 95-96 here; the
+#: maps of the SCOTUS slip opinion's appendix score 29-35.
+MIN_PAGE_CONFIDENCE = 60.0
 #: Seconds one page may take in Tesseract before it is given up.
 PAGE_TIMEOUT = 300
 
@@ -128,7 +132,8 @@ class Tesseract:
         data: dict[str, list[Any]] = pytesseract.image_to_data(
             image, lang=self.lang, config="--psm 3", output_type=pytesseract.Output.DICT, timeout=PAGE_TIMEOUT
         )
-        return lines_from_data(data)
+        lines = lines_from_data(data)
+        return lines if is_text(lines) else []
 
 
 def lines_from_data(data: dict[str, list[Any]]) -> list[OcrLine]:
@@ -150,6 +155,16 @@ def lines_from_data(data: dict[str, list[Any]]) -> list[OcrLine]:
             )
             lines[key][1].append(word)
     return [OcrLine(top, bottom, tuple(words)) for (top, bottom), words in lines.values() if words]
+
+
+def is_text(lines: Sequence[OcrLine]) -> bool:
+    """True when the recognised words read as text (median confidence at least :data:`MIN_PAGE_CONFIDENCE`)."""
+    confidences = sorted(w.conf for line in lines for w in line.words)
+    if not confidences:
+        return False
+    mid = len(confidences) // 2
+    median = confidences[mid] if len(confidences) % 2 else (confidences[mid - 1] + confidences[mid]) / 2
+    return median >= MIN_PAGE_CONFIDENCE
 
 
 def glyphs_from_lines(lines: Sequence[OcrLine], dpi: int = OCR_DPI) -> list[Glyph]:
