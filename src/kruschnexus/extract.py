@@ -127,10 +127,10 @@ class PdfSource:
             self._furniture = Furniture(self._pdf.band_texts())
         return self._furniture
 
-    def page(self, number: int) -> Page:
-        """Page ``number`` (1-based), laid out (OCR'd first when the options say so)."""
+    def page(self, number: int, ocr: bool = True) -> Page:
+        """Page ``number`` (1-based), laid out (OCR'd first when the options say so and ``ocr`` allows it)."""
         raw = self._pdf.read_page(number)
-        if not self._wants_ocr(raw):
+        if not ocr or not self._wants_ocr(raw):
             return self._laid_out(raw, None)
         assert self._engine is not None
         try:
@@ -143,7 +143,8 @@ class PdfSource:
         """Every page in order; pages needing OCR are read by ``ocr_workers`` Tesseract processes at once."""
         workers = max(1, self.options.ocr_workers)
         pending: deque[tuple[RawPage, Future[list[OcrLine]] | None]] = deque()
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr")
+        try:
             for number in range(1, self.page_count + 1):
                 raw = self._pdf.read_page(number)
                 job = None
@@ -155,6 +156,9 @@ class PdfSource:
                     yield self._finish(*pending.popleft())
             while pending:
                 yield self._finish(*pending.popleft())
+        finally:
+            # Stopped early (a failed page, a store error, a closed generator): queued pages are not OCR'd.
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def _wants_ocr(self, raw: RawPage) -> bool:
         if self._engine is None:

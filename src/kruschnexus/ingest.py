@@ -45,6 +45,7 @@ class FileResult:
             folder but of an unsupported kind) or ``failed``.
         needs_ocr: 1-based numbers of pages without a usable text layer that were not OCR'd.
         ocr_pages: 1-based numbers of pages whose text came from OCR.
+        ocr_no_text: OCR'd pages on which nothing read as text (a map, a photo, a page too faint to read).
         pages: physical pages, or units of an unpaged format (paragraphs, cells, rows, elements, line runs).
         kind: the format read (``pdf``, ``docx``, ``csv``, ...).
         meta: what the reader detected (text encoding, CSV dialect, OCR engine).
@@ -58,6 +59,7 @@ class FileResult:
     spans: int = 0
     needs_ocr: list[int] = field(default_factory=list)
     ocr_pages: list[int] = field(default_factory=list)
+    ocr_no_text: list[int] = field(default_factory=list)
     seconds: float = 0.0
     kind: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
@@ -131,6 +133,8 @@ class Ingester:
             result = FileResult(str(path), "failed", exc.reason + page)
         except (EmbedError, StoreError, ConfigError) as exc:
             result = FileResult(str(path), "failed", str(exc))
+        except Exception as exc:  # noqa: BLE001 - a reader bug on hostile input fails this file, not the batch
+            result = FileResult(str(path), "failed", f"unexpected reader error: {type(exc).__name__}: {exc}")
         result.seconds = round(time.monotonic() - started, 3)
         return result
 
@@ -176,6 +180,10 @@ class Ingester:
             )
         elif result.ocr_pages:
             result.reason = f"OCR'd {len(result.ocr_pages)} page(s): {_ranges(result.ocr_pages)}"
+            if result.ocr_no_text:
+                result.reason += (
+                    f"; no text recognised (a picture, or too faint to read) on: {_ranges(result.ocr_no_text)}"
+                )
         return result
 
     def _write_pages(
@@ -195,6 +203,8 @@ class Ingester:
                 result.needs_ocr.append(page.number)
             if page.used_ocr:
                 result.ocr_pages.append(page.number)
+                if not page.text.strip():
+                    result.ocr_no_text.append(page.number)
             chunks = chunk_page(page, tracker, self.settings.chunk_max_chars)
             batch.spans.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
             if len(batch.spans) >= SPAN_BATCH or len(batch.pages) >= PAGE_BATCH:

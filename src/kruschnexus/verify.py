@@ -9,7 +9,7 @@ from typing import Any
 from kruschnexus import blobs
 from kruschnexus.config import Settings
 from kruschnexus.errors import ParseError
-from kruschnexus.extract import ReadOptions, open_source
+from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page, to_xywh
 from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import PgStore
@@ -91,9 +91,18 @@ def _verify_document(
                 if stored["needs_ocr"]:
                     report.needs_ocr.append((source_name, number))
                 if not (stored["used_ocr"] and ocr_differs):
-                    _verify_page(source.page(number), stored, spans_by_page.get(number, []), miss, report)
+                    fresh = _fresh_page(source, number, bool(stored["used_ocr"]))
+                    _verify_page(fresh, stored, spans_by_page.get(number, []), miss, report)
     except ParseError as exc:
         miss(exc.page, f"cannot re-read the original: {exc.reason}")
+
+
+def _fresh_page(source: Source, number: int, used_ocr: bool) -> Page:
+    """The page as it was read at ingest: a page stored without OCR is re-read without OCR (Tesseract may have
+    been installed since)."""
+    if isinstance(source, PdfSource):
+        return source.page(number, ocr=used_ocr)
+    return source.page(number)
 
 
 def _verify_page(

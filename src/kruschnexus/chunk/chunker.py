@@ -134,8 +134,8 @@ def _piece(
         "table": first.table,
         "row": first.row,
         "col": first.col,
-        "row_end": last.row,
-        "col_end": last.col + last.col_span - 1,
+        "row_end": max(c.row + c.row_span - 1 for c in cells),
+        "col_end": max(c.col + c.col_span - 1 for c in cells),
     }
     context = header_text if first.row > last_header_row else ""
     return Piece(first.start if start is None else start, last.end if end is None else end, locator, context)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from kruschnexus import blobs
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import ParseError
-from kruschnexus.extract import ReadOptions, Source, open_source
+from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page
 from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.schema.v1 import Hit
@@ -83,7 +83,10 @@ class SpanProver:
             key = (hit.doc_id, hit.page_number)
             if key not in self._pages:
                 with self._open(doc) as source:
-                    self._pages[key] = source.page(hit.page_number)
+                    if isinstance(source, PdfSource):  # read as at ingest: OCR only where it was used
+                        self._pages[key] = source.page(hit.page_number, ocr=hit.used_ocr)
+                    else:
+                        self._pages[key] = source.page(hit.page_number)
             return self._pages[key]
         if hit.doc_id not in self._units:
             with self._open(doc) as source:
@@ -92,7 +95,8 @@ class SpanProver:
 
     def _open(self, doc: dict[str, Any]) -> Source:
         meta = doc.get("meta") or {}
-        options = ReadOptions(ocr=OcrMode(meta.get("ocr", "never")), ocr_workers=1)
+        settings = self._corpus.settings
+        options = ReadOptions(ocr=OcrMode(meta.get("ocr", "never")), ocr_workers=1, ocr_lang=settings.ocr_lang)
         path: Path = blobs.blob_path(self._corpus.settings.blob_dir, str(doc["doc_id"]))
         return open_source(path, str(doc["kind"]), options)
 

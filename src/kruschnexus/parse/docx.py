@@ -55,13 +55,20 @@ def open_docx(path: Path) -> UnitSource:
     document = _load(path)
     units: list[Unit] = []
     paragraphs = tables = cells = nested = 0
-    for block in document.iter_inner_content():
+    try:
+        blocks = list(document.iter_inner_content())
+    except (ValueError, KeyError, IndexError) as exc:
+        raise ParseError(path, f"damaged Word document ({exc})") from exc
+    for block in blocks:
         if isinstance(block, Paragraph):
             paragraphs += 1
             units.append(_paragraph_unit(block, paragraphs))
         else:
             tables += 1
-            table_units = _table_units(block, tables)
+            try:
+                table_units = _table_units(block, tables)
+            except (ValueError, KeyError, IndexError) as exc:
+                raise ParseError(path, f"damaged table {tables} in the Word document ({exc})") from exc
             cells += len(table_units)
             nested += len(block._tbl.xpath(".//w:tbl"))
             units.extend(table_units)

@@ -170,7 +170,7 @@ def _decode_declared(data: bytes, label: str) -> tuple[str, str] | None:
         name = "utf-8"  # an ASCII-compatible file cannot be UTF-16; browsers read it as UTF-8
     try:
         return data.decode(name), name
-    except UnicodeDecodeError:
+    except (UnicodeError, LookupError):  # LookupError: a declared "charset" such as hex is no text encoding
         return None
 
 
@@ -363,7 +363,7 @@ def _emphasis(tag: str, style: str, outer: tuple[bool, bool]) -> tuple[bool, boo
 
 def _colspan(cell: Any) -> int:
     value = (cell.get("colspan") or "1").strip()
-    return max(1, int(value)) if value.isdigit() else 1
+    return max(1, min(int(value), 1000)) if re.fullmatch(r"[0-9]{1,4}", value) else 1
 
 
 def _visible(text: str) -> bool:

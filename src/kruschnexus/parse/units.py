@@ -129,7 +129,12 @@ def decode(path: Path, data: bytes) -> Decoded:
         raise ParseError(path, "the file is binary (NUL bytes), not text")
     for bom, name in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
-            return Decoded(_newlines(data.decode(name)), name)
+            try:
+                return Decoded(_newlines(data.decode(name)), name)
+            except UnicodeDecodeError as exc:
+                raise ParseError(
+                    path, f"the byte-order mark says {name}, but the bytes are not ({exc.reason})"
+                ) from exc
     try:
         return Decoded(_newlines(data.decode("utf-8")), "utf-8")
     except UnicodeDecodeError:

@@ -22,7 +22,7 @@ from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
-from kruschnexus.wire import citation, hit_from_row
+from kruschnexus.wire import hit_from_row
 
 #: Candidates each leg contributes before fusion.
 LEG_DEPTH = 50
@@ -165,9 +165,9 @@ def _trace(
         row = rows[c.key]
         candidates.append(
             CandidateTrace(
-                citation=citation(row["source"], row["page_number"], row["header"]),
+                citation=hit_from_row(row).citation,
                 doc_id=c.key[0],
-                page_number=c.key[1],
+                page_number=c.key[1] if row["paged"] else None,
                 ordinal=c.key[2],
                 section=c.section,
                 dense_rank=c.dense_rank,
