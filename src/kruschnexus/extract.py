@@ -96,6 +96,7 @@ class PdfSource:
         self._pdf = PdfFile(path)
         self.page_count = self._pdf.page_count
         self._furniture: Furniture | None = None
+        self._scanned_pages: dict[int, bool] = {}
         self._engine: Tesseract | None = None
         #: Why pages that need OCR could not get it (Tesseract missing), or ``None``.
         self.ocr_missing: str | None = None
@@ -163,9 +164,13 @@ class PdfSource:
     def _wants_ocr(self, raw: RawPage) -> bool:
         if self._engine is None:
             return False
-        if self.options.ocr == OcrMode.ALWAYS:
-            return True
-        return not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
+        return self.options.ocr == OcrMode.ALWAYS or self._scanned(raw)
+
+    def _scanned(self, raw: RawPage) -> bool:
+        """The page has no usable text layer but draws an image (cached: asked before OCR and after layout)."""
+        if raw.number not in self._scanned_pages:
+            self._scanned_pages[raw.number] = not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
+        return self._scanned_pages[raw.number]
 
     def _finish(self, raw: RawPage, job: Future[list[OcrLine]] | None) -> Page:
         if job is None:
@@ -179,7 +184,7 @@ class PdfSource:
     def _laid_out(self, raw: RawPage, lines: list[OcrLine] | None) -> Page:
         if lines is None:
             page = build_page(raw, self.furniture)
-            page.needs_ocr = not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
+            page.needs_ocr = self._scanned(raw)
             return page
         ocr_raw = RawPage(raw.number, raw.geometry, glyphs_from_lines(lines), raw.label, raw.rulings)
         page = build_page(ocr_raw, self.furniture)
