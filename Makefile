@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[local-embed,test,eval]"
+	$(PY) -m pip install --quiet -e ".[local-embed,api,mcp,langchain,llamaindex,test,eval]"
 	touch $(STAMP)
 
 ## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database), show stored spans, search

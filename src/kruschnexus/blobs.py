@@ -39,3 +39,11 @@ def keep(root: Path, source: Path, digest: str) -> Path:
     except OSError as exc:
         raise ConfigError(f"cannot keep a copy of {source} under {root}: {exc}") from exc
     return target
+
+
+def forget(root: Path, digest: str) -> None:
+    """Remove kept bytes no workspace refers to any more (absent bytes are fine)."""
+    try:
+        blob_path(root, digest).unlink(missing_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot remove the kept copy {blob_path(root, digest)}: {exc}") from exc

@@ -9,19 +9,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from kruschnexus import blobs, pageimage
 from kruschnexus.config import Settings
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import ConfigError, EmbedError
+from kruschnexus.errors import ConfigError, EmbedError, NotFoundError
 from kruschnexus.ingest import FileResult, Ingester, Progress
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
-from kruschnexus.schema.v1 import ExplainTrace, Hit
+from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.verify import VerifyReport, verify_workspace
-from kruschnexus.wire import hit_from_row
+from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
 
 _WORKSPACE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
@@ -52,16 +53,24 @@ class Corpus:
     first use. Use as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, workspace: str, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        workspace: str,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        store: PgStore | None = None,
+    ) -> None:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
         settings: configuration; read from the environment when omitted.
         embedder: an already loaded embedding model to share; built from ``settings.embedder`` when omitted.
+        store: an open store to borrow (a server's connection pool); :meth:`close` then leaves it open.
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
         self._server: EmbeddedServer | None = None
-        self._store: PgStore | None = None
+        self._store: PgStore | None = store
+        self._owns_store = store is None
         self._embedder: Embedder | None = embedder
 
     def __enter__(self) -> Corpus:
@@ -93,7 +102,8 @@ class Corpus:
     def close(self) -> None:
         """Close the database connection and release the embedded server."""
         if self._store is not None:
-            self._store.close()
+            if self._owns_store:
+                self._store.close()
             self._store = None
         if self._server is not None:
             self._server.stop()
@@ -152,7 +162,7 @@ class Corpus:
     def _require_workspace(self) -> None:
         stored = self.store.workspace(self.workspace)
         if stored is None:
-            raise ConfigError(f"workspace {self.workspace!r} does not exist: ingest into it first")
+            raise NotFoundError(f"workspace {self.workspace!r} does not exist: ingest into it first")
         if stored != (self.embedder.model_id, self.embedder.dim):
             raise EmbedError(
                 f"workspace {self.workspace!r} was built with {stored[0]} ({stored[1]} dims); the current model is"
@@ -168,9 +178,91 @@ class Corpus:
         """Re-derive every span from the kept original bytes and compare text and boxes."""
         return verify_workspace(self.store, self.settings, self.workspace, tick)
 
-    def documents(self) -> list[dict[str, Any]]:
-        """Stored documents of this workspace."""
-        return self.store.documents(self.workspace)
+    def documents(self) -> list[DocumentInfo]:
+        """Stored documents of this workspace, by source name."""
+        return [document_from_row(row) for row in self.store.documents(self.workspace)]
+
+    def document(self, doc_id: str) -> DocumentInfo:
+        """One stored document.
+
+        Raises:
+            NotFoundError: no such document in this workspace.
+        """
+        for row in self.store.documents(self.workspace):
+            if row["doc_id"] == doc_id:
+                return document_from_row(row)
+        raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+
+    def create(self) -> None:
+        """Create this workspace bound to the current embedding model (a no-op when it exists with that model).
+
+        Raises:
+            EmbedError: the workspace exists but was built with another model.
+        """
+        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+
+    def delete(self) -> bool:
+        """Delete this workspace, its rows and the kept bytes no other workspace holds; True if it existed."""
+        existed, orphans = self.store.delete_workspace_documents(self.workspace)
+        for doc_id in orphans:
+            blobs.forget(self.settings.blob_dir, doc_id)
+        return existed
+
+    def delete_document(self, doc_id: str) -> None:
+        """Delete one document and, when no workspace holds them any more, its kept bytes.
+
+        Raises:
+            NotFoundError: no such document in this workspace.
+        """
+        existed, orphan = self.store.delete_document(self.workspace, doc_id)
+        if not existed:
+            raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+        if orphan:
+            blobs.forget(self.settings.blob_dir, doc_id)
+
+    def original(self, doc_id: str) -> tuple[Path, DocumentInfo]:
+        """Where the kept original bytes of a document are, and the document.
+
+        Raises:
+            NotFoundError: no such document, or its kept bytes are gone from ``NEXUS_HOME/blobs``.
+        """
+        info = self.document(doc_id)
+        path = blobs.blob_path(self.settings.blob_dir, doc_id)
+        if not path.is_file():
+            raise NotFoundError(f"the kept bytes of {info.source} ({doc_id}) are missing from {path.parent}")
+        return path, info
+
+    def page(self, doc_id: str, page_number: int) -> PageText:
+        """The stored text of one page (or unpaged unit); hit offsets index into its ``text``.
+
+        Raises:
+            NotFoundError: no such document or page in this workspace.
+        """
+        row = self.store.page(self.workspace, doc_id, page_number)
+        if row is None:
+            self.document(doc_id)
+            raise NotFoundError(f"document {doc_id!r} has no page {page_number}")
+        return page_from_row(row)
+
+    def page_spans(self, doc_id: str, page_number: int) -> list[Hit]:
+        """Every stored span of one page as v1 hits (``score`` null), in reading order."""
+        self.page(doc_id, page_number)
+        return [hit_from_row(row) for row in self.store.page_spans(self.workspace, doc_id, page_number)]
+
+    def page_image(self, doc_id: str, page_number: int, dpi: int = 100, boxes: Sequence[Sequence[float]] = ()) -> bytes:
+        """A PDF page as displayed, as PNG at ``dpi`` (36-300), with ``boxes`` (hit coordinates) drawn over it.
+
+        Raises:
+            NotFoundError: no such page, or the document is not a PDF (units of other formats have no image).
+            ConfigError: ``dpi`` is out of range.
+        """
+        if not pageimage.MIN_DPI <= dpi <= pageimage.MAX_DPI:
+            raise ConfigError(f"dpi must be between {pageimage.MIN_DPI} and {pageimage.MAX_DPI}, not {dpi}")
+        self.page(doc_id, page_number)
+        path, info = self.original(doc_id)
+        if info.kind != "pdf":
+            raise NotFoundError(f"{info.source} is {info.kind}, not a PDF: its units have text but no page image")
+        return pageimage.page_png(path, page_number, dpi, boxes)
 
     def counts(self) -> tuple[int, int, int]:
         """Documents, pages and spans stored."""

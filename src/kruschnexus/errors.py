@@ -4,6 +4,7 @@
 
     PkgError                      root: everything the library raises on purpose
     ├── ConfigError               bad settings, a missing extra, an unusable NEXUS_HOME
+    │   └── NotFoundError         no such workspace, document or page
     ├── ParseError                a file that cannot be read (path, page, reason)
     │   └── UnsupportedFormatError  no parser for this kind of file
     ├── EmbedError                the embedding model failed or does not match the store
@@ -26,6 +27,10 @@ class PkgError(Exception):
 
 class ConfigError(PkgError):
     """Settings are invalid, or an optional extra is missing."""
+
+
+class NotFoundError(ConfigError):
+    """A workspace, document or page that does not exist."""
 
 
 class ParseError(PkgError):

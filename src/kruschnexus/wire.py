@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kruschnexus.model import locator_label
-from kruschnexus.schema.v1 import Hit
+from kruschnexus.schema.v1 import DocumentInfo, Hit, PageText, WorkspaceInfo
 
 
 def citation(source: str, page_number: int | None, header: str, locator_label: str | None = None) -> str:
@@ -54,4 +54,40 @@ def hit_from_row(
         score=score,
         confidence=confidence,
         used_ocr=row["used_ocr"],
+    )
+
+
+def workspace_from_row(row: Mapping[str, Any]) -> WorkspaceInfo:
+    """A ``store.queries.SELECT_WORKSPACES`` row."""
+    return WorkspaceInfo(name=row["name"], model_id=row["model_id"], dim=row["dim"], documents=row["count"])
+
+
+def document_from_row(row: Mapping[str, Any]) -> DocumentInfo:
+    """A ``store.queries.SELECT_DOCUMENTS`` row."""
+    return DocumentInfo(
+        doc_id=row["doc_id"],
+        source=row["source"],
+        doc_type=row["doc_type"],
+        kind=row["kind"],
+        byte_size=row["byte_size"],
+        page_count=row["page_count"],
+        extractor_version=row["extractor_version"],
+        meta=dict(row["meta"] or {}),
+        ingested_at=row["ingested_at"].isoformat(),
+    )
+
+
+def page_from_row(row: Mapping[str, Any]) -> PageText:
+    """A ``store.queries.SELECT_PAGE`` row."""
+    return PageText(
+        doc_id=row["doc_id"],
+        source=row["source"],
+        page_number=row["page_number"],
+        page_label=row["label"],
+        locator=row["locator"],
+        width=float(row["width"]),
+        height=float(row["height"]),
+        text=row["text"],
+        used_ocr=row["used_ocr"],
+        needs_ocr=row["needs_ocr"],
     )

@@ -78,8 +78,8 @@ def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
     metas = {Path(r.path).name: r.meta for r in results}
     assert metas["office_rent_roll_latin1.csv"]["encoding_detected"] is True
     assert metas["office_rent_roll_latin1.csv"]["delimiter"] == ";"
-    stored = {d["source"]: d for d in corpus.documents()}
-    assert stored["office_rent_roll.tsv"]["meta"]["delimiter"] == "\t"
+    stored = {d.source: d for d in corpus.documents()}
+    assert stored["office_rent_roll.tsv"].meta["delimiter"] == "\t"
     unit_text = LibraryText(metas)
     hits = list(corpus.export())
     assert len(hits) == sum(r.spans for r in results) and {h.source for h in hits} == set(OFFICE)

@@ -95,12 +95,17 @@ LAYERS = {
     "wire": 2,
     "ingest": 5,
     "verify": 5,
+    "pageimage": 5,
     "doctor": 5,
     "corpus": 6,
-    "cli": 7,
+    "hub": 7,
+    "adapters": 7,
     "eval": 7,
-    "__main__": 8,
-    "__init__": 8,
+    "api": 8,
+    "mcp": 8,
+    "cli": 9,
+    "__main__": 10,
+    "__init__": 10,
 }
 
 

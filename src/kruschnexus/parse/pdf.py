@@ -127,18 +127,18 @@ class PdfFile:
         finally:
             page.close()
 
-    def render(self, number: int, dpi: int) -> Image.Image:
-        """Page ``number`` (1-based) as displayed, in grey levels, at ``dpi``."""
+    def render(self, number: int, dpi: int, grayscale: bool = True) -> Image.Image:
+        """Page ``number`` (1-based) as displayed, in grey levels (or RGB), at ``dpi``."""
         page = self._doc[number - 1]
         try:
-            bitmap = page.render(scale=dpi / 72.0, grayscale=True)
+            bitmap = page.render(scale=dpi / 72.0, grayscale=grayscale)
             try:
-                image: Image.Image = bitmap.to_pil().convert("L")
+                image: Image.Image = bitmap.to_pil().convert("L" if grayscale else "RGB")
                 return image
             finally:
                 bitmap.close()
         except pdfium.PdfiumError as exc:
-            raise ParseError(self.path, f"cannot render the page for OCR ({exc})", page=number) from exc
+            raise ParseError(self.path, f"cannot render the page ({exc})", page=number) from exc
         finally:
             page.close()
 

@@ -113,3 +113,59 @@ class ExplainTrace(BaseModel):
     candidates: list[CandidateTrace]
     hits: int
     abstain: AbstainTrace | None
+
+
+class SearchResponse(BaseModel):
+    """One search as the REST API returns it: the hits (the same v1 array ``nexus search --json`` prints) and,
+    when there are none, why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal["1.0"] = "1.0"
+    query: str
+    hits: list[Hit]
+    abstain: AbstainTrace | None = Field(description="why nothing was returned; null when there are hits")
+
+
+class WorkspaceInfo(BaseModel):
+    """A workspace and the embedding model it is bound to."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    model_id: str
+    dim: int
+    documents: int
+
+
+class DocumentInfo(BaseModel):
+    """A stored document version."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    doc_id: str = Field(description="sha256 of the document's bytes")
+    source: str
+    doc_type: str | None
+    kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text")
+    byte_size: int
+    page_count: int = Field(description="physical pages, or units of an unpaged format")
+    extractor_version: str
+    meta: dict[str, Any] = Field(description="what the reader detected (encoding, CSV dialect, OCR engine)")
+    ingested_at: str = Field(description="ISO 8601 timestamp")
+
+
+class PageText(BaseModel):
+    """The stored text of one physical page (or unpaged unit): hit offsets index into ``text``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    doc_id: str
+    source: str
+    page_number: int = Field(ge=1, description="physical page, or the unit's number for unpaged formats")
+    page_label: str | None
+    locator: dict[str, Any] | None = Field(description="the unit's position for unpaged formats; null for a page")
+    width: float = Field(description="page width in points as displayed (0 for units)")
+    height: float = Field(description="page height in points as displayed (0 for units)")
+    text: str
+    used_ocr: bool
+    needs_ocr: bool

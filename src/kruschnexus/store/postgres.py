@@ -80,6 +80,33 @@ class PgStore:
         """Remove a workspace and everything in it; True if it existed."""
         return self.conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
 
+    def delete_workspace_documents(self, name: str) -> tuple[bool, list[str]]:
+        """Remove a workspace; returns whether it existed and the doc ids no other workspace still holds."""
+        with self.conn.transaction():
+            ids = [str(r["doc_id"]) for r in self.conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
+            existed = self.conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+            return existed, [i for i in ids if not self._doc_id_in_use(i)]
+
+    def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
+        """Remove one document; returns whether it existed and whether no workspace holds its bytes any more."""
+        with self.conn.transaction():
+            existed = self.conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
+            return existed, existed and not self._doc_id_in_use(doc_id)
+
+    def _doc_id_in_use(self, doc_id: str) -> bool:
+        row = self.conn.execute(q.COUNT_DOC_ID_USES, {"doc_id": doc_id}).fetchone()
+        return row is not None and int(row["uses"]) > 0
+
+    def page(self, workspace: str, doc_id: str, page_number: int) -> Row | None:
+        """One stored page (or unit) with its document's source and kind, or ``None``."""
+        params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
+        return self.conn.execute(q.SELECT_PAGE, params).fetchone()
+
+    def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[Row]:
+        """The spans of one page in reading order, as ``iter_spans`` rows."""
+        params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
+        return self.conn.execute(q.SELECT_PAGE_SPANS, params).fetchall()
+
     def document_source(self, workspace: str, doc_id: str) -> str | None:
         """The stored source name of a document version, or ``None`` if absent."""
         row = self.conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()

@@ -18,6 +18,9 @@ SELECT_WORKSPACES = sql.SQL(
     " LEFT JOIN documents d ON d.workspace = w.name GROUP BY w.name ORDER BY w.name"
 )
 DELETE_WORKSPACE = sql.SQL("DELETE FROM workspaces WHERE name = %(name)s")
+SELECT_WORKSPACE_DOC_IDS = sql.SQL("SELECT doc_id FROM documents WHERE workspace = %(name)s")
+DELETE_DOCUMENT = sql.SQL("DELETE FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s")
+COUNT_DOC_ID_USES = sql.SQL("SELECT count(*) AS uses FROM documents WHERE doc_id = %(doc_id)s")
 SELECT_DOCUMENT = sql.SQL(
     "SELECT source, page_count FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
 )
@@ -50,18 +53,27 @@ SELECT_DOCUMENTS = sql.SQL(
     "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at"
     " FROM documents WHERE workspace = %(workspace)s ORDER BY source, doc_id"
 )
-SELECT_SPANS = sql.SQL(
+_SPAN_ROWS = (
     "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator,"
     " s.header, s.heading_path,"
     " s.section, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
     " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
     " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
-    " WHERE s.workspace = %(workspace)s ORDER BY d.source, s.doc_id, s.page_number, s.ordinal"
+    " WHERE s.workspace = %(workspace)s"
+)
+SELECT_SPANS = sql.SQL(_SPAN_ROWS + " ORDER BY d.source, s.doc_id, s.page_number, s.ordinal")
+SELECT_PAGE_SPANS = sql.SQL(
+    _SPAN_ROWS + " AND s.doc_id = %(doc_id)s AND s.page_number = %(page_number)s ORDER BY s.ordinal"
 )
 SELECT_PAGES = sql.SQL(
     "SELECT page_number, text, needs_ocr, used_ocr, locator FROM pages"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
     " ORDER BY page_number"
+)
+SELECT_PAGE = sql.SQL(
+    "SELECT p.doc_id, d.source, d.kind, p.page_number, p.text, p.width, p.height, p.rotation, p.label, p.used_ocr,"
+    " p.needs_ocr, p.locator FROM pages p JOIN documents d ON d.workspace = p.workspace AND d.doc_id = p.doc_id"
+    " WHERE p.workspace = %(workspace)s AND p.doc_id = %(doc_id)s AND p.page_number = %(page_number)s"
 )
 SELECT_DOC_SPANS = sql.SQL(
     "SELECT page_number, ordinal, char_start, char_end, text, boxes, locator FROM spans"

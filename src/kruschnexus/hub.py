@@ -1,0 +1,149 @@
+"""What a long-running server shares between requests: settings, one database, one loaded model, a small pool
+of connections. The REST API and the MCP server hold one :class:`Hub`; each request borrows a :class:`Corpus`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+
+from psycopg import pq
+
+from kruschnexus.config import Settings
+from kruschnexus.corpus import Corpus, check_workspace_name
+from kruschnexus.doctor import DoctorReport, run_checks
+from kruschnexus.embed.base import Embedder
+from kruschnexus.embed.registry import make_embedder
+from kruschnexus.errors import StoreError
+from kruschnexus.schema.v1 import WorkspaceInfo
+from kruschnexus.store.embedded import EmbeddedServer
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.wire import workspace_from_row
+
+POOL_WAIT_SECONDS = 30.0
+
+
+class Hub:
+    """Shared resources of one server process. Use as a context manager, or call :meth:`close`.
+
+    Args:
+        settings: configuration of the whole process.
+        embedder: an already loaded model to share; built from ``settings.embedder`` when omitted.
+        connections: most database connections open at once (requests beyond it wait their turn).
+    """
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, connections: int = 4) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._limit = max(1, connections)
+        self._idle: queue.LifoQueue[PgStore] = queue.LifoQueue()
+        self._opened = 0
+        self._lock = threading.Lock()
+        self._server: EmbeddedServer | None = None
+        self._dsn: str | None = None
+
+    def __enter__(self) -> Hub:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The shared embedding model (loaded on first use)."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(self.settings)
+            return self._embedder
+
+    def start(self) -> None:
+        """Start (or join) the database and load the model now rather than on the first request."""
+        with self._store():
+            pass
+        _ = self.embedder
+
+    def close(self) -> None:
+        """Close every idle connection and release the embedded server."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                break
+        with self._lock:
+            self._opened = 0
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+                self._dsn = None
+
+    @contextlib.contextmanager
+    def corpus(self, workspace: str) -> Iterator[Corpus]:
+        """A :class:`Corpus` for ``workspace`` on a borrowed connection, returned to the pool afterwards."""
+        name = check_workspace_name(workspace)
+        with self._store() as store:
+            yield Corpus(name, settings=self.settings, embedder=self.embedder, store=store)
+
+    def workspaces(self) -> list[WorkspaceInfo]:
+        """Every workspace with its model and document count."""
+        with self._store() as store:
+            return [workspace_from_row(row) for row in store.workspaces()]
+
+    def doctor(self) -> DoctorReport:
+        """The health report ``nexus doctor`` prints, on a pooled connection."""
+        with self._store() as store:
+            return run_checks(self.settings, lambda: store, lambda: self.embedder)
+
+    @contextlib.contextmanager
+    def _store(self) -> Iterator[PgStore]:
+        store = self._borrow()
+        try:
+            yield store
+        finally:
+            self._give_back(store)
+
+    def _borrow(self) -> PgStore:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if self._opened < self._limit:
+                self._opened += 1
+                dsn = self._dsn_locked()
+            else:
+                dsn = None
+        if dsn is not None:
+            try:
+                return PgStore(dsn)
+            except StoreError:
+                with self._lock:
+                    self._opened -= 1
+                raise
+        try:
+            return self._idle.get(timeout=POOL_WAIT_SECONDS)
+        except queue.Empty:
+            raise StoreError(
+                f"all {self._limit} database connections stayed busy for {POOL_WAIT_SECONDS:.0f} s"
+            ) from None
+
+    def _give_back(self, store: PgStore) -> None:
+        if store.conn.closed or store.conn.info.transaction_status != pq.TransactionStatus.IDLE:
+            store.close()
+            with self._lock:
+                self._opened -= 1
+            return
+        self._idle.put(store)
+
+    def _dsn_locked(self) -> str:
+        if self._dsn is None:
+            if self.settings.database_url is not None:
+                self._dsn = self.settings.database_url
+            else:
+                self._server = EmbeddedServer(self.settings.pgdata)
+                self._dsn = self._server.start()
+        return self._dsn
