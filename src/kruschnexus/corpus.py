@@ -244,6 +244,19 @@ class Corpus:
             raise NotFoundError(f"document {doc_id!r} has no page {page_number}")
         return page_from_row(row)
 
+    def unit(self, doc_id: str, locator: dict[str, Any]) -> PageText:
+        """The stored unit of an unpaged document at ``locator`` (a hit's ``locator``); ``page_number`` in the
+        result is the unit's number, which :meth:`page_spans` takes.
+
+        Raises:
+            NotFoundError: no such document, or no unit there.
+        """
+        row = self.store.unit(self.workspace, doc_id, locator)
+        if row is None:
+            self.document(doc_id)
+            raise NotFoundError(f"document {doc_id!r} has no unit at {locator}")
+        return page_from_row(row)
+
     def page_spans(self, doc_id: str, page_number: int) -> list[Hit]:
         """Every stored span of one page as v1 hits (``score`` null), in reading order."""
         self.page(doc_id, page_number)

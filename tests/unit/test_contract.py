@@ -92,6 +92,7 @@ LAYERS = {
     "extract": 4,
     "retrieve": 4,
     "blobs": 2,
+    "sandbox": 2,
     "wire": 2,
     "ingest": 5,
     "verify": 5,

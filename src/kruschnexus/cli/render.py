@@ -34,6 +34,11 @@ def error(message: str) -> None:
     err.print(f"[red]error:[/red] {message}", markup=True)
 
 
+def note(message: str) -> None:
+    """A status line on stderr (stdout stays for results)."""
+    err.print(message, markup=False, highlight=False)
+
+
 def doctor(report: DoctorReport) -> None:
     """The doctor table."""
     table = Table(title="nexus doctor", show_lines=False)

@@ -102,6 +102,11 @@ class PgStore:
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
         return self.conn.execute(q.SELECT_PAGE, params).fetchone()
 
+    def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> Row | None:
+        """The stored unit of an unpaged document at ``locator``, or ``None``."""
+        params = {"workspace": workspace, "doc_id": doc_id, "locator": Jsonb(dict(locator))}
+        return self.conn.execute(q.SELECT_UNIT, params).fetchone()
+
     def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[Row]:
         """The spans of one page in reading order, as ``iter_spans`` rows."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}

@@ -70,11 +70,13 @@ SELECT_PAGES = sql.SQL(
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
     " ORDER BY page_number"
 )
-SELECT_PAGE = sql.SQL(
+_PAGE_ROWS = (
     "SELECT p.doc_id, d.source, d.kind, p.page_number, p.text, p.width, p.height, p.rotation, p.label, p.used_ocr,"
     " p.needs_ocr, p.locator FROM pages p JOIN documents d ON d.workspace = p.workspace AND d.doc_id = p.doc_id"
-    " WHERE p.workspace = %(workspace)s AND p.doc_id = %(doc_id)s AND p.page_number = %(page_number)s"
+    " WHERE p.workspace = %(workspace)s AND p.doc_id = %(doc_id)s"
 )
+SELECT_PAGE = sql.SQL(_PAGE_ROWS + " AND p.page_number = %(page_number)s")
+SELECT_UNIT = sql.SQL(_PAGE_ROWS + " AND p.locator = %(locator)s ORDER BY p.page_number LIMIT 1")
 SELECT_DOC_SPANS = sql.SQL(
     "SELECT page_number, ordinal, char_start, char_end, text, boxes, locator FROM spans"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s ORDER BY page_number, ordinal"

@@ -1,0 +1,53 @@
+"""``create_app(hub)``: the FastAPI application behind ``nexus serve``: ``/v1`` routes, the web page at ``/``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from kruschnexus import __name__ as _package
+from kruschnexus.api import problems, routes
+from kruschnexus.hub import Hub
+from kruschnexus.schema.v1 import SCHEMA_VERSION
+
+STATIC = Path(str(resources.files(_package))) / "api" / "static"
+#: Multipart framing around the files of one upload request.
+_FORM_SLACK = 1 << 20
+
+
+def create_app(hub: Hub, max_upload_bytes: int | None = None) -> FastAPI:
+    """The API over ``hub``. Uploads larger than ``max_upload_bytes`` (default: ``NEXUS_MAX_FILE_BYTES``) are
+    refused with 413 before they are read."""
+    app = FastAPI(
+        title="KruschNexus",
+        version=SCHEMA_VERSION,
+        summary="Citation-grounded retrieval: every hit is the exact text on a physical page, with offsets and boxes.",
+        docs_url="/docs",
+        openapi_url="/v1/openapi.json",
+    )
+    app.state.hub = hub
+    app.state.max_upload_bytes = max_upload_bytes or hub.settings.max_file_bytes
+    problems.install(app)
+    app.include_router(routes.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_api_route("/", _index, include_in_schema=False)
+    app.middleware("http")(_limit_body)
+    return app
+
+
+def _index() -> FileResponse:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    """Refuse an upload whose declared length is past the limit before reading it."""
+    declared = request.headers.get("content-length")
+    limit: int = request.app.state.max_upload_bytes
+    if request.method == "POST" and declared and declared.isdigit() and int(declared) > limit + _FORM_SLACK:
+        return problems.problem(413, f"request body of {declared} bytes is larger than the limit of {limit} bytes")
+    return await call_next(request)

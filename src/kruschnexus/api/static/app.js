@@ -1,0 +1,156 @@
+// KruschNexus web page: search a workspace, show hits, show the cited span on the page image.
+// Plain DOM, no build step. Every value from the server is inserted as text, never as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const api = (path) => "/v1" + path;
+let lastHits = [];
+
+async function getJson(url) {
+  const response = await fetch(url);
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new Error(body && body.detail ? body.detail : response.status + " " + response.statusText);
+  }
+  return body;
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+async function loadWorkspaces() {
+  const select = $("workspace");
+  try {
+    const workspaces = await getJson(api("/workspaces"));
+    select.replaceChildren(...workspaces.map((w) => {
+      const option = el("option", null, w.name + " (" + w.documents + " documents)");
+      option.value = w.name;
+      return option;
+    }));
+    const wanted = new URLSearchParams(location.search).get("workspace");
+    if (wanted) select.value = wanted;
+    if (!workspaces.length) showStatus("No workspace yet: ingest documents first (nexus ingest FILE -w NAME).", false);
+  } catch (error) {
+    showStatus("Cannot list workspaces: " + error.message, true);
+  }
+}
+
+function showStatus(message, isError) {
+  const status = $("status");
+  status.textContent = message;
+  status.className = isError ? "error" : "muted";
+  status.hidden = false;
+}
+
+async function search(event) {
+  event.preventDefault();
+  const workspace = $("workspace").value;
+  const params = new URLSearchParams({ q: $("query").value, k: $("k").value || "5" });
+  $("hits").replaceChildren();
+  $("viewer").hidden = true;
+  showStatus("Searching…", false);
+  try {
+    const result = await getJson(api("/workspaces/" + encodeURIComponent(workspace) + "/search?" + params));
+    lastHits = result.hits;
+    if (!result.hits.length) {
+      const why = result.abstain;
+      let message = "No answer: nothing cleared the evidence floor.";
+      if (why) {
+        message = "No answer (" + why.reason + "). " + why.candidates + " candidates; best cosine " +
+          (why.best_cosine === null ? "none" : why.best_cosine.toFixed(3)) + " against the floor " + why.floor.toFixed(2) + ".";
+      }
+      showStatus(message, false);
+      $("status").dataset.abstain = "1";
+      return;
+    }
+    delete $("status").dataset.abstain;
+    showStatus(result.hits.length + " hits for " + JSON.stringify(result.query), false);
+    $("hits").replaceChildren(...result.hits.map((hit, index) => hitItem(workspace, hit, index)));
+  } catch (error) {
+    showStatus(error.message, true);
+  }
+}
+
+function hitItem(workspace, hit, index) {
+  const item = el("li", "hit");
+  item.dataset.index = String(index);
+  item.append(el("div", "citation", hit.citation));
+  const confidence = hit.confidence === null ? "n/a" : hit.confidence.toFixed(2);
+  item.append(el("div", "numbers", "score " + hit.score.toFixed(4) + " · confidence " + confidence +
+    " · chars " + hit.char_start + "–" + hit.char_end + (hit.used_ocr ? " · OCR" : "")));
+  item.append(el("div", "reasons", hit.match_reasons.join(", ")));
+  item.append(el("div", "snippet", hit.text.length > 400 ? hit.text.slice(0, 399) + "…" : hit.text));
+  item.addEventListener("click", () => {
+    document.querySelectorAll(".hit.selected").forEach((n) => n.classList.remove("selected"));
+    item.classList.add("selected");
+    showHit(workspace, hit).catch((error) => showStatus(error.message, true));
+  });
+  return item;
+}
+
+async function showHit(workspace, hit) {
+  const base = api("/workspaces/" + encodeURIComponent(workspace) + "/documents/" + hit.doc_id);
+  const number = hit.page_number !== null ? hit.page_number : await unitNumber(base, hit);
+  const [page, spans] = await Promise.all([
+    getJson(base + "/pages/" + number), getJson(base + "/pages/" + number + "/spans"),
+  ]);
+  $("viewer").hidden = false;
+  $("viewer-title").textContent = hit.citation;
+  $("viewer-meta").textContent = hit.source + (hit.page_number !== null ? " · page " + hit.page_number + " of the PDF" : "") +
+    " · characters " + hit.char_start + "–" + hit.char_end + " of the page text";
+  if (hit.page_number === null) {
+    showUnit(page, hit);
+    return;
+  }
+  $("unit-text").hidden = true;
+  $("page").hidden = false;
+  const image = $("page-image");
+  const overlay = $("overlay");
+  overlay.replaceChildren();
+  image.onload = () => drawBoxes(page, hit, spans);
+  image.src = base + "/pages/" + number + "/image?dpi=110";
+}
+
+async function unitNumber(base, hit) {
+  // An unpaged hit names its unit by locator; the API maps it to the unit's number.
+  const unit = await getJson(base + "/units?" + new URLSearchParams({ locator: JSON.stringify(hit.locator) }));
+  return unit.page_number;
+}
+
+function drawBoxes(page, hit, spans) {
+  const overlay = $("overlay");
+  const place = (box, className) => {
+    const [x, y, w, h] = box;
+    const node = el("div", "box " + className);
+    node.style.left = (100 * x / page.width) + "%";
+    node.style.top = (100 * y / page.height) + "%";
+    node.style.width = (100 * w / page.width) + "%";
+    node.style.height = (100 * h / page.height) + "%";
+    overlay.append(node);
+  };
+  for (const span of spans) {
+    if (span.char_start === hit.char_start && span.char_end === hit.char_end) continue;
+    for (const box of span.boxes || []) place(box, "nb");
+  }
+  for (const box of hit.boxes || []) place(box, "hl");
+  overlay.dataset.ready = "1";
+}
+
+function showUnit(page, hit) {
+  $("page").hidden = true;
+  const pre = $("unit-text");
+  pre.hidden = false;
+  const text = page.text;
+  pre.replaceChildren(
+    el("span", "neighbour", text.slice(0, hit.char_start)),
+    el("mark", "hl", text.slice(hit.char_start, hit.char_end)),
+    el("span", "neighbour", text.slice(hit.char_end)),
+  );
+}
+
+$("search-form").addEventListener("submit", search);
+loadWorkspaces();
