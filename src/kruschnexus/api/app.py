@@ -10,12 +10,11 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from kruschnexus import __name__ as _package
 from kruschnexus.api import problems, routes
 from kruschnexus.hub import Hub
 from kruschnexus.schema.v1 import SCHEMA_VERSION
 
-STATIC = Path(str(resources.files(_package))) / "api" / "static"
+STATIC = Path(str(resources.files("kruschnexus"))) / "api" / "static"
 #: Multipart framing around the files of one upload request.
 _FORM_SLACK = 1 << 20
 

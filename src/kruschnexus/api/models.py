@@ -10,7 +10,10 @@ class NewWorkspace(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(description="1-63 of a-z, 0-9, '_' or '-', starting with a letter or digit")
+    name: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$",
+        description="1-63 of a-z, 0-9, '_' or '-', starting with a letter or digit",
+    )
 
 
 class FileOutcome(BaseModel):

@@ -77,14 +77,17 @@ def list_documents(corpus: CorpusDep) -> list[DocumentInfo]:
 def upload_documents(
     corpus: CorpusDep,
     request: Request,
-    files: Annotated[list[UploadFile], File(description="one or more documents")],
+    files: Annotated[list[UploadFile], File(min_length=1, max_length=100, description="one or more documents")],
     doc_type: Annotated[str | None, Form(max_length=64, description="label stored with each document")] = None,
-    ocr: Annotated[Literal["auto", "always", "never"] | None, Form(description="when PDF pages are OCR'd")] = None,
+    ocr: Annotated[
+        Literal["server", "auto", "always", "never"],
+        Form(description="when PDF pages are OCR'd; 'server' uses the server's NEXUS_OCR setting"),
+    ] = "server",
 ) -> IngestResponse:
     """Ingest uploaded files (the workspace is created if needed); one bad file never stops the rest."""
     limit: int = request.app.state.max_upload_bytes
     with uploads.saved(files, corpus.settings.home / "uploads", limit) as paths:
-        results = corpus.ingest(paths, doc_type=doc_type, ocr=ocr)
+        results = corpus.ingest(paths, doc_type=doc_type, ocr=None if ocr == "server" else ocr)
     return IngestResponse(workspace=corpus.workspace, files=[_outcome(r) for r in results])
 
 
