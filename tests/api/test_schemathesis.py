@@ -22,7 +22,8 @@ pytestmark = pytest.mark.integration
 
 # Routes only: a hub that is never started (nothing connects) is enough to list the operations.
 _ROUTES = schemathesis.openapi.from_asgi("/v1/openapi.json", create_app(Hub(Settings.load(env={}))))
-_INPUTS = {r.ok().label: bool(list(r.ok().iter_parameters())) or bool(r.ok().body) for r in _ROUTES.get_all_operations()}
+_OPS = [r.ok() for r in _ROUTES.get_all_operations()]
+_INPUTS = {op.label: bool(list(op.iter_parameters())) or bool(op.body) for op in _OPS}
 CASES = [
     pytest.param(label, mode, id=f"{label} {mode.value}")
     for label, has_inputs in sorted(_INPUTS.items())
