@@ -68,7 +68,8 @@ async function search(event) {
       return;
     }
     delete $("status").dataset.abstain;
-    showStatus(result.hits.length + " hits for " + JSON.stringify(result.query), false);
+    const noun = result.hits.length === 1 ? " hit" : " hits";
+    showStatus(result.hits.length + noun + " for " + JSON.stringify(result.query), false);
     $("hits").replaceChildren(...result.hits.map((hit, index) => hitItem(workspace, hit, index)));
   } catch (error) {
     showStatus(error.message, true);
