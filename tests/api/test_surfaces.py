@@ -1,0 +1,82 @@
+"""One answer everywhere: the same queries through the CLI (``--json``), the SDK, the REST API and the MCP server
+give identical hit JSON, valid against the v1 JSON Schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import TextContent
+
+import kruschnexus
+from kruschnexus.cli.app import cli
+from kruschnexus.config import Settings
+from kruschnexus.hub import Hub
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_env")]
+
+VALIDATOR = Draft202012Validator(
+    json.loads((Path(kruschnexus.__file__).parent / "schema" / "hit.v1.json").read_text(encoding="utf-8"))
+)
+QUERIES = (
+    "commercial office space Section 8.22",  # section locator + dense + full text
+    '"security deposit" -retail page:1',  # operators
+    "monthly rent for suite 300",  # CSV rows: unpaged units with locators
+    "recipe for banana bread with walnuts",  # nothing clears the floor: [] everywhere
+)
+
+
+def via_cli(workspace: str, query: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(cli, ["search", query, "-w", workspace, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    hits: list[dict[str, Any]] = json.loads(result.output)
+    return hits
+
+
+def via_rest(client: TestClient, workspace: str, query: str) -> list[dict[str, Any]]:
+    response = client.get(f"/v1/workspaces/{workspace}/search", params={"q": query, "k": 5})
+    assert response.status_code == 200, response.text
+    hits: list[dict[str, Any]] = response.json()["hits"]
+    return hits
+
+
+async def via_mcp(settings: Settings, workspace: str, queries: tuple[str, ...]) -> list[list[dict[str, Any]]]:
+    env = {**os.environ, "NEXUS_HOME": str(settings.home), "NEXUS_DATABASE_URL": str(settings.database_url)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kruschnexus", "mcp", "-w", workspace], env=env)
+    answers = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for query in queries:
+            result = await session.call_tool("search", {"query": query, "k": 5})
+            assert not result.is_error and isinstance(result.content[0], TextContent), result.content
+            answers.append(json.loads(result.content[0].text)["hits"])
+    return answers
+
+
+def test_one_answer_everywhere(client: TestClient, hub: Hub, settings: Settings, fixtures_workspace: str) -> None:
+    mcp_answers = asyncio.run(via_mcp(settings, fixtures_workspace, QUERIES))
+    answered = 0
+    seen: list[dict[str, Any]] = []
+    for query, from_mcp in zip(QUERIES, mcp_answers, strict=True):
+        with hub.corpus(fixtures_workspace) as corpus:
+            from_sdk = [h.model_dump(mode="json") for h in corpus.search(query, k=5)]
+        from_cli = via_cli(fixtures_workspace, query)
+        from_rest = via_rest(client, fixtures_workspace, query)
+        assert from_cli == from_sdk, query
+        assert from_rest == from_sdk, query
+        assert from_mcp == from_sdk, query
+        for hit in from_sdk:
+            VALIDATOR.validate(hit)
+        answered += bool(from_sdk)
+        seen += from_sdk
+    assert answered == len(QUERIES) - 1, "every query but the last should have hits"
+    assert {h["page_number"] is None for h in seen} == {True, False}, "both PDF pages and unpaged units compared"
