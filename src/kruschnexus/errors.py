@@ -10,6 +10,8 @@
     ├── EmbedError                the embedding model failed or does not match the store
     ├── StoreError                the database is unreachable or refused an operation
     ├── QueryError                a malformed query (offset into the query string)
+    ├── AuthError                 a missing, malformed, unknown or revoked API token (HTTP 401)
+    ├── ForbiddenError            a valid token that does not grant this workspace or this write (HTTP 403)
     └── SchemaVersionError        a wire object of an unreadable schema version
 
 Third-party errors are translated where they are caught (``raise ... from exc``);
@@ -72,6 +74,14 @@ class QueryError(PkgError):
     def __init__(self, message: str, offset: int) -> None:
         self.offset = offset
         super().__init__(f"{message} (at position {offset})")
+
+
+class AuthError(PkgError):
+    """No usable API token: missing, malformed, unknown or revoked. The message never names a workspace."""
+
+
+class ForbiddenError(PkgError):
+    """A valid token that does not grant this: another workspace, or a write with a read-only token."""
 
 
 class SchemaVersionError(PkgError):

@@ -12,6 +12,7 @@ from types import TracebackType
 
 from psycopg import pq
 
+from kruschnexus import tokens
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus, check_workspace_name
 from kruschnexus.doctor import DoctorReport, run_checks
@@ -92,6 +93,30 @@ class Hub:
         """Every workspace with its model and document count."""
         with self._store() as store:
             return [workspace_from_row(row) for row in store.workspaces()]
+
+    def authenticate(self, presented: str) -> tokens.Grant:
+        """The grant of an API token (see :mod:`kruschnexus.tokens`).
+
+        Raises:
+            AuthError: malformed, unknown or revoked.
+        """
+        with self._store() as store:
+            return tokens.authenticate(store, presented)
+
+    def create_token(self, workspace: str, mode: tokens.Mode = "read", label: str = "") -> tuple[str, tokens.TokenInfo]:
+        """Issue a token for one workspace; the token string is returned once and never stored."""
+        with self._store() as store:
+            return tokens.create(store, check_workspace_name(workspace), mode, label)
+
+    def tokens(self, workspace: str) -> list[tokens.TokenInfo]:
+        """The tokens of a workspace (no secrets)."""
+        with self._store() as store:
+            return tokens.listing(store, check_workspace_name(workspace))
+
+    def revoke_token(self, token_id: str) -> None:
+        """Revoke a token at once."""
+        with self._store() as store:
+            tokens.revoke(store, token_id)
 
     def doctor(self) -> DoctorReport:
         """The health report ``nexus doctor`` prints, on a pooled connection."""

@@ -188,3 +188,12 @@ def test_web_page_is_served(client: TestClient) -> None:
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert 'src="/static/app.js"' in page.text
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_nul_characters_are_clean_errors(client: TestClient, fixtures_workspace: str) -> None:
+    base = f"/v1/workspaces/{fixtures_workspace}"
+    assert client.get(f"{base}/search", params={"q": "rent\x00"}).status_code == 400
+    doc = client.get(f"{base}/documents").json()[0]["doc_id"]
+    for locator in ('{"kind": "row\\u0000"}', '{"kind": "row\x00"}'):
+        response = client.get(f"{base}/documents/{doc}/units", params={"locator": locator})
+        assert response.status_code == 400 and "NUL" in response.json()["detail"]

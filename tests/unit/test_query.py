@@ -62,3 +62,9 @@ def test_search_text_joins_free_text_and_phrases() -> None:
     query = parse_query('"office space" rent page:1')
     assert query.search_text == "rent office space"
     assert parse_query("page:1").is_empty
+
+
+def test_a_nul_character_is_a_query_error_not_a_database_error() -> None:
+    with pytest.raises(QueryError, match="NUL character") as caught:
+        parse_query("rent\x00 OR 1=1")
+    assert caught.value.offset == 4

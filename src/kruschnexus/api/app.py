@@ -19,18 +19,21 @@ STATIC = Path(str(resources.files("kruschnexus"))) / "api" / "static"
 _FORM_SLACK = 1 << 20
 
 
-def create_app(hub: Hub, max_upload_bytes: int | None = None) -> FastAPI:
+def create_app(hub: Hub, max_upload_bytes: int | None = None, require_token: bool | None = None) -> FastAPI:
     """The API over ``hub``. Uploads larger than ``max_upload_bytes`` (default: ``NEXUS_MAX_FILE_BYTES``) are
-    refused with 413 before they are read."""
+    refused with 413 before they are read. With ``require_token`` (default: ``NEXUS_REQUIRE_TOKEN``) every
+    ``/v1`` request needs ``Authorization: Bearer <token>``; a token sent is always checked."""
     app = FastAPI(
         title="KruschNexus",
         version=SCHEMA_VERSION,
         summary="Citation-grounded retrieval: every hit is the exact text on a physical page, with offsets and boxes.",
         docs_url="/docs",
+        swagger_ui_parameters={"persistAuthorization": True},
         openapi_url="/v1/openapi.json",
     )
     app.state.hub = hub
     app.state.max_upload_bytes = max_upload_bytes or hub.settings.max_file_bytes
+    app.state.require_token = hub.settings.require_token if require_token is None else require_token
     problems.install(app)
     app.include_router(routes.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import Path, Request
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from kruschnexus.api.problems import Problem
 from kruschnexus.corpus import Corpus
+from kruschnexus.errors import AuthError
 from kruschnexus.hub import Hub
+from kruschnexus.tokens import Grant
+
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 WorkspaceName = Annotated[
     str,
@@ -30,8 +35,42 @@ def hub(request: Request) -> Hub:
     return found
 
 
+_BEARER = HTTPBearer(auto_error=False, description="an API token from `nexus token create`")
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]
+
+
+def grant(request: Request, _documented: Bearer = None) -> Grant | None:
+    """The grant of the request's bearer token; ``None`` when no token is sent and none is required.
+
+    Raises:
+        AuthError: a token is required and missing, or the one sent is malformed, unknown or revoked.
+    """
+    header = request.headers.get("authorization")
+    if header is None:
+        if request.app.state.require_token:
+            raise AuthError("a valid API token is required (see nexus token create)")
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value:
+        raise AuthError("a valid API token is required (see nexus token create)")
+    return hub(request).authenticate(value)
+
+
+def allow(request: Request, workspace: str) -> None:
+    """Check that the request may act on ``workspace`` (writes need a read-write token).
+
+    Raises:
+        AuthError: see :func:`grant`.
+        ForbiddenError: the token grants another workspace, or only reading.
+    """
+    granted = grant(request)
+    if granted is not None:
+        granted.check(workspace, write=request.method in _WRITES)
+
+
 def corpus(workspace: WorkspaceName, request: Request) -> Iterator[Corpus]:
-    """A :class:`Corpus` on a pooled connection for the request's workspace."""
+    """A :class:`Corpus` on a pooled connection for the request's workspace, once the token allows it."""
+    allow(request, workspace)
     with hub(request).corpus(workspace) as opened:
         yield opened
 
@@ -42,12 +81,14 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {
         status: {"model": Problem, "content": {"application/problem+json": {"schema": schema}}, "description": text}
         for status, text in _PROBLEM_TEXT.items()
-        if status in statuses
+        if status in statuses or status in (401, 403)
     }
 
 
 _PROBLEM_TEXT = {
     400: "malformed query or invalid setting",
+    401: "a valid API token is required",
+    403: "the token does not grant this workspace, or is read-only",
     404: "no such workspace, document or page",
     409: "the workspace was built with another embedding model",
     413: "upload larger than the limit",

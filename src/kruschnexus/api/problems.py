@@ -13,8 +13,10 @@ from starlette.exceptions import HTTPException
 
 from kruschnexus.api.uploads import UploadTooLarge
 from kruschnexus.errors import (
+    AuthError,
     ConfigError,
     EmbedError,
+    ForbiddenError,
     NotFoundError,
     ParseError,
     PkgError,
@@ -27,6 +29,8 @@ MEDIA_TYPE = "application/problem+json"
 
 # Most specific first: the first class an error is an instance of decides its status.
 _STATUS: tuple[tuple[type[PkgError], int], ...] = (
+    (AuthError, 401),
+    (ForbiddenError, 403),
     (NotFoundError, 404),
     (UploadTooLarge, 413),
     (QueryError, 400),
@@ -70,7 +74,10 @@ def install(app: FastAPI) -> None:
     async def on_library_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, PkgError)
         extra = {"offset": exc.offset} if isinstance(exc, QueryError) else {}
-        return problem(status_of(exc), str(exc), **extra)
+        response = problem(status_of(exc), str(exc), **extra)
+        if isinstance(exc, AuthError):
+            response.headers["WWW-Authenticate"] = 'Bearer realm="kruschnexus"'
+        return response
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)

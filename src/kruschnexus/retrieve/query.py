@@ -67,7 +67,13 @@ def normalize_section(value: str) -> str:
 
 
 def parse_query(raw: str) -> Query:
-    """Parse a query string (see the module docstring)."""
+    """Parse a query string (see the module docstring).
+
+    Raises:
+        QueryError: a malformed operator or quote, or a NUL character (PostgreSQL text cannot hold one).
+    """
+    if "\x00" in raw:
+        raise QueryError("the query contains a NUL character", raw.index("\x00"))
     parts = _Parts()
     pos = 0
     while pos < len(raw):

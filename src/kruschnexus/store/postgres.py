@@ -17,8 +17,16 @@ from kruschnexus.store.migrate import migrate
 Row = dict[str, Any]
 
 
+CATALOGUE = "*"
+"""The scope of operations across workspaces (listing them, sharing kept bytes); not a valid workspace name."""
+
+
 class PgStore:
     """A connection to a migrated database.
+
+    Every read and write of a workspace's rows runs in a transaction scoped to that workspace
+    (:meth:`scoped`): PostgreSQL row-level security (migration ``0003_row_security``) then shows and accepts
+    only that workspace's rows, whatever the query says.
 
     Raises:
         StoreError: the server cannot be reached or lacks pgvector.
@@ -34,13 +42,34 @@ class PgStore:
             from pgvector.psycopg import register_vector
 
             register_vector(self.conn)
+            self._lower_role = self._bypasses_row_security()
         except psycopg.Error as exc:
             self.conn.close()
             raise StoreError(f"cannot prepare the database (is pgvector installed?): {exc}") from exc
 
+    def _bypasses_row_security(self) -> bool:
+        row = self.conn.execute(q.SELECT_ROLE_BYPASS).fetchone()
+        assert row is not None
+        if row["bypass"] and not row["scoped_role"]:
+            raise StoreError(
+                "the database role bypasses row security (superuser or BYPASSRLS) and the role nexus_workspace"
+                " does not exist: connect once as a superuser to migrate, or as a role without BYPASSRLS"
+            )
+        return bool(row["bypass"])
+
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+    @contextlib.contextmanager
+    def scoped(self, workspace: str) -> Iterator[psycopg.Connection[Row]]:
+        """A transaction acting for ``workspace`` (:data:`CATALOGUE` for every workspace): row-level security
+        shows and accepts only its rows. Nested use keeps the outer scope's role."""
+        with self.conn.transaction():
+            self.conn.execute(q.SET_WORKSPACE, {"workspace": workspace})
+            if self._lower_role and workspace != CATALOGUE:
+                self.conn.execute(q.SET_SCOPED_ROLE)
+            yield self.conn
 
     def server_info(self) -> dict[str, str]:
         """PostgreSQL and pgvector versions."""
@@ -53,12 +82,14 @@ class PgStore:
 
     def workspace(self, name: str) -> tuple[str, int] | None:
         """``(model_id, dim)`` of a workspace, or ``None`` if it does not exist."""
-        row = self.conn.execute(q.SELECT_WORKSPACE, {"name": name}).fetchone()
+        with self.scoped(name) as conn:
+            row = conn.execute(q.SELECT_WORKSPACE, {"name": name}).fetchone()
         return None if row is None else (str(row["model_id"]), int(row["dim"]))
 
     def workspaces(self) -> list[Row]:
-        """Every workspace with its model and document count."""
-        return self.conn.execute(q.SELECT_WORKSPACES).fetchall()
+        """Every workspace with its model and document count (catalogue scope)."""
+        with self.scoped(CATALOGUE) as conn:
+            return conn.execute(q.SELECT_WORKSPACES).fetchall()
 
     def ensure_workspace(self, name: str, model_id: str, dim: int) -> None:
         """Create a workspace bound to an embedding model, or check that it is bound to this one.
@@ -66,7 +97,8 @@ class PgStore:
         Raises:
             EmbedError: the workspace was built with another model or dimension.
         """
-        self.conn.execute(q.INSERT_WORKSPACE, {"name": name, "model_id": model_id, "dim": dim})
+        with self.scoped(name) as conn:
+            conn.execute(q.INSERT_WORKSPACE, {"name": name, "model_id": model_id, "dim": dim})
         stored = self.workspace(name)
         assert stored is not None
         if stored != (model_id, dim):
@@ -78,83 +110,114 @@ class PgStore:
 
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""
-        return self.conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+        with self.scoped(name) as conn:
+            return conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
 
     def delete_workspace_documents(self, name: str) -> tuple[bool, list[str]]:
         """Remove a workspace; returns whether it existed and the doc ids no other workspace still holds."""
-        with self.conn.transaction():
-            ids = [str(r["doc_id"]) for r in self.conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
-            existed = self.conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
-            return existed, [i for i in ids if not self._doc_id_in_use(i)]
+        with self.scoped(name) as conn:
+            ids = [str(r["doc_id"]) for r in conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
+            existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+        return existed, [i for i in ids if not self._doc_id_in_use(i)]
 
     def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
         """Remove one document; returns whether it existed and whether no workspace holds its bytes any more."""
-        with self.conn.transaction():
-            existed = self.conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
-            return existed, existed and not self._doc_id_in_use(doc_id)
+        with self.scoped(workspace) as conn:
+            existed = conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
+        return existed, existed and not self._doc_id_in_use(doc_id)
 
     def _doc_id_in_use(self, doc_id: str) -> bool:
-        row = self.conn.execute(q.COUNT_DOC_ID_USES, {"doc_id": doc_id}).fetchone()
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.COUNT_DOC_ID_USES, {"doc_id": doc_id}).fetchone()
         return row is not None and int(row["uses"]) > 0
 
     def page(self, workspace: str, doc_id: str, page_number: int) -> Row | None:
         """One stored page (or unit) with its document's source and kind, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
-        return self.conn.execute(q.SELECT_PAGE, params).fetchone()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_PAGE, params).fetchone()
 
     def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> Row | None:
         """The stored unit of an unpaged document at ``locator``, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "locator": Jsonb(dict(locator))}
-        return self.conn.execute(q.SELECT_UNIT, params).fetchone()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_UNIT, params).fetchone()
 
     def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[Row]:
         """The spans of one page in reading order, as ``iter_spans`` rows."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
-        return self.conn.execute(q.SELECT_PAGE_SPANS, params).fetchall()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_PAGE_SPANS, params).fetchall()
 
     def document_source(self, workspace: str, doc_id: str) -> str | None:
         """The stored source name of a document version, or ``None`` if absent."""
-        row = self.conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()
+        with self.scoped(workspace) as conn:
+            row = conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()
         return None if row is None else str(row["source"])
 
     @contextlib.contextmanager
-    def document_transaction(self) -> Iterator[DocumentWriter]:
-        """One transaction for one document: all of it is stored, or none of it."""
+    def document_transaction(self, workspace: str) -> Iterator[DocumentWriter]:
+        """One transaction for one document of ``workspace``: all of it is stored, or none of it."""
         try:
-            with self.conn.transaction():
-                yield DocumentWriter(self.conn)
+            with self.scoped(workspace) as conn:
+                yield DocumentWriter(conn)
         except psycopg.Error as exc:
             raise StoreError(f"the database refused the document: {exc}") from exc
 
     def documents(self, workspace: str) -> list[Row]:
         """Documents of a workspace."""
-        return self.conn.execute(q.SELECT_DOCUMENTS, {"workspace": workspace}).fetchall()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_DOCUMENTS, {"workspace": workspace}).fetchall()
 
     def pages(self, workspace: str, doc_id: str) -> list[Row]:
         """Stored pages of a document (number, text, needs_ocr)."""
-        return self.conn.execute(q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id}).fetchall()
 
     def document_spans(self, workspace: str, doc_id: str) -> list[Row]:
         """Stored spans of a document (offsets, text, boxes)."""
-        return self.conn.execute(q.SELECT_DOC_SPANS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_DOC_SPANS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
 
     def iter_spans(self, workspace: str) -> Iterator[Row]:
         """Every span of a workspace with its document and page fields, streamed."""
-        with self.conn.transaction(), self.conn.cursor(name="export_spans") as cur:
+        with self.scoped(workspace) as conn, conn.cursor(name="export_spans") as cur:
             cur.itersize = 500
             cur.execute(q.SELECT_SPANS, {"workspace": workspace})
             yield from cur
 
     def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[Row]:
-        """Run one retrieval leg (HNSW with a wider beam and iterative scans, so filters keep recall)."""
-        with self.conn.transaction():
-            self.conn.execute("SET LOCAL hnsw.ef_search = 200")
-            self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            return self.conn.execute(query, dict(params)).fetchall()
+        """Run one retrieval leg for ``params["workspace"]`` (HNSW with a wider beam and iterative scans, so
+        filters keep recall)."""
+        with self.scoped(str(params["workspace"])) as conn:
+            conn.execute("SET LOCAL hnsw.ef_search = 200")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return conn.execute(query, dict(params)).fetchall()
+
+    def insert_token(self, values: Mapping[str, Any]) -> None:
+        """Store a new API token (its secret hashed by the caller)."""
+        with self.scoped(CATALOGUE) as conn:
+            conn.execute(q.INSERT_TOKEN, dict(values))
+
+    def token(self, token_id: str) -> Row | None:
+        """One token by id (revoked ones included), or ``None``."""
+        with self.scoped(CATALOGUE) as conn:
+            return conn.execute(q.SELECT_TOKEN, {"token_id": token_id}).fetchone()
+
+    def tokens(self, workspace: str) -> list[Row]:
+        """The tokens of a workspace, without their hashes."""
+        with self.scoped(CATALOGUE) as conn:
+            return conn.execute(q.SELECT_TOKENS, {"workspace": workspace}).fetchall()
+
+    def revoke_token(self, token_id: str) -> bool:
+        """Revoke a token; True if it was live."""
+        with self.scoped(CATALOGUE) as conn:
+            return conn.execute(q.REVOKE_TOKEN, {"token_id": token_id}).rowcount > 0
 
     def counts(self, workspace: str) -> tuple[int, int, int]:
         """Documents, pages and spans stored in a workspace."""
-        row = self.conn.execute(q.COUNT_WORKSPACE, {"workspace": workspace}).fetchone()
+        with self.scoped(workspace) as conn:
+            row = conn.execute(q.COUNT_WORKSPACE, {"workspace": workspace}).fetchone()
         assert row is not None
         return int(row["documents"]), int(row["pages"]), int(row["spans"])
 

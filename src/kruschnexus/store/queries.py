@@ -12,6 +12,13 @@ INSERT_WORKSPACE = sql.SQL(
     "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s)"
     " ON CONFLICT (name) DO NOTHING"
 )
+SET_WORKSPACE = sql.SQL("SELECT set_config('nexus.workspace', %(workspace)s, true)")
+SET_SCOPED_ROLE = sql.SQL("SET LOCAL ROLE nexus_workspace")
+SELECT_ROLE_BYPASS = sql.SQL(
+    "SELECT (rolsuper OR rolbypassrls) AS bypass,"
+    " EXISTS (SELECT FROM pg_roles WHERE rolname = 'nexus_workspace') AS scoped_role"
+    " FROM pg_roles WHERE rolname = current_user"
+)
 SELECT_WORKSPACE = sql.SQL("SELECT model_id, dim FROM workspaces WHERE name = %(name)s")
 SELECT_WORKSPACES = sql.SQL(
     "SELECT w.name, w.model_id, w.dim, count(d.doc_id) FROM workspaces w"
@@ -218,3 +225,18 @@ def sparse_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         " ORDER BY rank_score DESC, s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
     ).format(cols=_HIT_COLUMNS, any_term=_ANY_TERM, all_terms=_ALL_TERMS, from_=_FROM, where=where)
     return query, params
+
+
+INSERT_TOKEN = sql.SQL(
+    "INSERT INTO tokens (token_id, workspace, secret_hash, mode, label)"
+    " VALUES (%(token_id)s, %(workspace)s, %(secret_hash)s, %(mode)s, %(label)s)"
+)
+SELECT_TOKEN = sql.SQL(
+    "SELECT token_id, workspace, secret_hash, mode, label, created_at, revoked_at FROM tokens"
+    " WHERE token_id = %(token_id)s"
+)
+SELECT_TOKENS = sql.SQL(
+    "SELECT token_id, workspace, mode, label, created_at, revoked_at FROM tokens"
+    " WHERE workspace = %(workspace)s ORDER BY created_at, token_id"
+)
+REVOKE_TOKEN = sql.SQL("UPDATE tokens SET revoked_at = now() WHERE token_id = %(token_id)s AND revoked_at IS NULL")
