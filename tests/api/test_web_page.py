@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
+from kruschnexus.api.app import create_app
 from kruschnexus.hub import Hub
 from tests.conftest import ROOT
 
@@ -42,8 +44,8 @@ if not (CHROMIUM and CHROMEDRIVER) and os.environ.get("NEXUS_REQUIRE_BROWSER") !
     )
 
 
-@pytest.fixture(scope="module")
-def base_url(app: FastAPI) -> Iterator[str]:
+@contextmanager
+def _served(app: FastAPI) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -54,9 +56,17 @@ def base_url(app: FastAPI) -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def base_url(app: FastAPI) -> Iterator[str]:
+    with _served(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +84,13 @@ def browser() -> Iterator[WebDriver]:
         driver.quit()
 
 
-def _search(browser: WebDriver, base_url: str, workspace: str, query: str) -> None:
+def _search(browser: WebDriver, base_url: str, workspace: str, query: str, token: str = "") -> None:
     browser.get(f"{base_url}/?workspace={workspace}")
     wait = WebDriverWait(browser, 30)
+    if token:
+        field = browser.find_element(By.ID, "token")
+        field.send_keys(token)
+        browser.find_element(By.ID, "query").click()  # leaving the field stores it and reloads the workspaces
     wait.until(lambda d: d.find_element(By.ID, "workspace").get_attribute("value") == workspace)
     box = browser.find_element(By.ID, "query")
     box.clear()
@@ -147,3 +161,14 @@ def test_a_malformed_query_shows_the_error(browser: WebDriver, base_url: str, fi
     wait = WebDriverWait(browser, 60)
     wait.until(lambda d: "quote" in d.find_element(By.ID, "status").text)
     assert browser.find_element(By.ID, "status").get_attribute("class") == "error"
+
+
+def test_the_page_works_on_a_server_that_requires_tokens(browser: WebDriver, hub: Hub, fixtures_workspace: str) -> None:
+    token, _ = hub.create_token(fixtures_workspace, "read")
+    with _served(create_app(hub, require_token=True)) as url:
+        _search(browser, url, fixtures_workspace, QUERY, token=token)
+        wait = WebDriverWait(browser, 60)
+        wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#hits .hit"))).click()
+        wait.until(lambda d: d.find_element(By.ID, "overlay").get_attribute("data-ready") == "1")
+        assert browser.find_elements(By.CSS_SELECTOR, "#overlay .box.hl")
+        browser.execute_script("sessionStorage.clear()")

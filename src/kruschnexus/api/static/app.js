@@ -6,8 +6,13 @@ const $ = (id) => document.getElementById(id);
 const api = (path) => "/v1" + path;
 let lastHits = [];
 
+function authHeaders() {
+  const token = $("token").value.trim() || sessionStorage.getItem("nexus-token") || "";
+  return token ? { Authorization: "Bearer " + token } : {};
+}
+
 async function getJson(url) {
-  const response = await fetch(url);
+  const response = await fetch(url, { headers: authHeaders() });
   const body = await response.json().catch(() => null);
   if (!response.ok) {
     throw new Error(body && body.detail ? body.detail : response.status + " " + response.statusText);
@@ -113,7 +118,11 @@ async function showHit(workspace, hit) {
   const overlay = $("overlay");
   overlay.replaceChildren();
   image.onload = () => drawBoxes(page, hit, spans);
-  image.src = base + "/pages/" + number + "/image?dpi=110";
+  // Fetched with the token (an <img src> cannot send headers), then shown from a blob URL.
+  const response = await fetch(base + "/pages/" + number + "/image?dpi=110", { headers: authHeaders() });
+  if (!response.ok) throw new Error("page image: " + response.status + " " + response.statusText);
+  if (image.src.startsWith("blob:")) URL.revokeObjectURL(image.src);
+  image.src = URL.createObjectURL(await response.blob());
 }
 
 async function unitNumber(base, hit) {
@@ -153,5 +162,10 @@ function showUnit(page, hit) {
   );
 }
 
+$("token").value = sessionStorage.getItem("nexus-token") || "";
+$("token").addEventListener("change", () => {
+  sessionStorage.setItem("nexus-token", $("token").value.trim());
+  loadWorkspaces();
+});
 $("search-form").addEventListener("submit", search);
 loadWorkspaces();
