@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
@@ -39,7 +40,25 @@ def create_app(hub: Hub, max_upload_bytes: int | None = None, require_token: boo
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_api_route("/", _index, include_in_schema=False)
     app.middleware("http")(_limit_body)
+    if not app.state.require_token:
+        _document_optional_auth(app)
     return app
+
+
+def _document_optional_auth(app: FastAPI) -> None:
+    """On a server that does not require tokens, the OpenAPI document says the bearer token is optional
+    (an empty security requirement beside it)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                if operation.get("security") and {} not in operation["security"]:
+                    operation["security"].append({})
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _index() -> FileResponse:
