@@ -6,6 +6,7 @@ Every variable is listed in ``docs/configuration.md``.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -42,6 +43,7 @@ class Settings:
         max_file_bytes: files larger than this are refused. Env ``NEXUS_MAX_FILE_BYTES``.
         max_pages: documents with more pages are refused. Env ``NEXUS_MAX_PAGES``.
         ingest_roots: folders servers may read files from. Env ``NEXUS_INGEST_ROOTS`` (``os.pathsep``-separated).
+        require_token: REST and MCP require an API token even on loopback. Env ``NEXUS_REQUIRE_TOKEN``.
         rrf_k: the k of Reciprocal Rank Fusion. Env ``NEXUS_RRF_K``.
         section_boost: added to spans in a section the query names; capped at 0.12. Env ``NEXUS_SECTION_BOOST``.
         floor: override of the embedding model's similarity floor. Env ``NEXUS_FLOOR``.
@@ -50,6 +52,12 @@ class Settings:
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
             ``NEXUS_OCR_WORKERS``.
         ocr_lang: Tesseract language (its data must be installed). Env ``NEXUS_OCR_LANG``.
+        parse_timeout: seconds a file may take to be read (opened, parsed, laid out) in the reader process, and
+            at most for any one page; the reader is killed when it runs over. Env ``NEXUS_PARSE_TIMEOUT``.
+        parse_page_timeout: seconds added to a PDF's reading budget for each of its pages (OCR takes several
+            seconds a page). Env ``NEXUS_PARSE_PAGE_TIMEOUT``.
+        parse_memory_mb: address space the reader process may use, in MiB (``RLIMIT_AS``). Env
+            ``NEXUS_PARSE_MEMORY_MB``.
     """
 
     home: Path = field(default_factory=_default_home)
@@ -62,12 +70,16 @@ class Settings:
     max_file_bytes: int = 200 * 1024 * 1024
     max_pages: int = 5000
     ingest_roots: tuple[Path, ...] = ()
+    require_token: bool = False
     rrf_k: int = 60
     section_boost: float = 0.12
     floor: float | None = None
     ocr: str = "auto"
     ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     ocr_lang: str = "eng"
+    parse_timeout: float = 120.0
+    parse_page_timeout: float = 20.0
+    parse_memory_mb: int = 2048
 
     @property
     def blob_dir(self) -> Path:
@@ -124,11 +136,8 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return str(raw)
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")
-        if name in ("section_boost", "floor"):
-            number = float(raw)
-            if not -1.0 <= number <= 1.0:
-                raise ValueError("must be between -1 and 1")
-            return number
+        if name in ("section_boost", "floor") or isinstance(default, float):
+            return _float(name, raw)
         if isinstance(default, int):
             value = int(raw)
             if value <= 0:
@@ -137,6 +146,16 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
         return None if raw is None else str(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {name!r}: cannot use {raw!r} ({exc})") from exc
+
+
+def _float(name: str, raw: Any) -> float:
+    number = float(raw)
+    if name in ("section_boost", "floor"):
+        if not -1.0 <= number <= 1.0:
+            raise ValueError("must be between -1 and 1")
+    elif not math.isfinite(number) or number <= 0:
+        raise ValueError("must be a positive number")
+    return number
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:

@@ -134,25 +134,27 @@ class PdfSource:
         if not ocr or not self._wants_ocr(raw):
             return self._laid_out(raw, None)
         assert self._engine is not None
+        dpi = self._pdf.fit_dpi(number, OCR_DPI)
         try:
-            lines = self._engine.read(self._pdf.render(number, OCR_DPI))
+            lines = self._engine.read(self._pdf.render(number, dpi))
         except (RuntimeError, OSError, pytesseract.TesseractError) as exc:
             raise ocr_failed(str(self.path), number, exc) from exc
-        return self._laid_out(raw, lines)
+        return self._laid_out(raw, lines, dpi)
 
     def pages(self) -> Iterator[Page]:
         """Every page in order; pages needing OCR are read by ``ocr_workers`` Tesseract processes at once."""
         workers = max(1, self.options.ocr_workers)
-        pending: deque[tuple[RawPage, Future[list[OcrLine]] | None]] = deque()
+        pending: deque[tuple[RawPage, Future[list[OcrLine]] | None, float]] = deque()
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr")
         try:
             for number in range(1, self.page_count + 1):
                 raw = self._pdf.read_page(number)
-                job = None
+                job, dpi = None, float(OCR_DPI)
                 if self._wants_ocr(raw):
                     assert self._engine is not None
-                    job = pool.submit(self._engine.read, self._pdf.render(number, OCR_DPI))
-                pending.append((raw, job))
+                    dpi = self._pdf.fit_dpi(number, OCR_DPI)
+                    job = pool.submit(self._engine.read, self._pdf.render(number, dpi))
+                pending.append((raw, job, dpi))
                 while pending and (len(pending) > 2 * workers or pending[0][1] is None):
                     yield self._finish(*pending.popleft())
             while pending:
@@ -172,21 +174,21 @@ class PdfSource:
             self._scanned_pages[raw.number] = not usable_text_layer(raw.glyphs) and self._pdf.has_images(raw.number)
         return self._scanned_pages[raw.number]
 
-    def _finish(self, raw: RawPage, job: Future[list[OcrLine]] | None) -> Page:
+    def _finish(self, raw: RawPage, job: Future[list[OcrLine]] | None, dpi: float) -> Page:
         if job is None:
             return self._laid_out(raw, None)
         try:
             lines = job.result()
         except (RuntimeError, OSError, pytesseract.TesseractError) as exc:
             raise ocr_failed(str(self.path), raw.number, exc) from exc
-        return self._laid_out(raw, lines)
+        return self._laid_out(raw, lines, dpi)
 
-    def _laid_out(self, raw: RawPage, lines: list[OcrLine] | None) -> Page:
+    def _laid_out(self, raw: RawPage, lines: list[OcrLine] | None, dpi: float = OCR_DPI) -> Page:
         if lines is None:
             page = build_page(raw, self.furniture)
             page.needs_ocr = self._scanned(raw)
             return page
-        ocr_raw = RawPage(raw.number, raw.geometry, glyphs_from_lines(lines), raw.label, raw.rulings)
+        ocr_raw = RawPage(raw.number, raw.geometry, glyphs_from_lines(lines, dpi), raw.label, raw.rulings)
         page = build_page(ocr_raw, self.furniture)
         page.used_ocr = True
         page.needs_ocr = False

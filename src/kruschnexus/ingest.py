@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kruschnexus import blobs
-from kruschnexus.chunk.chunker import chunk_page
-from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
-from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions, open_source
+from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import DocumentWriter, PgStore
+from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
 CHUNKER_VERSION = "sections-1"
 #: Spans embedded and inserted per batch (memory stays flat however long the document).
@@ -95,7 +94,12 @@ def expand(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
 
 
 class Ingester:
-    """Stores documents into one workspace."""
+    """Stores documents into one workspace.
+
+    Files are read in a reader process (:class:`~kruschnexus.worker.ReadWorker`) under ``NEXUS_PARSE_TIMEOUT``,
+    ``NEXUS_PARSE_PAGE_TIMEOUT`` and ``NEXUS_PARSE_MEMORY_MB``; embedding and storing stay here. :meth:`ingest`
+    stops that process when the batch is done (call :meth:`close` after using :meth:`ingest_file` alone).
+    """
 
     def __init__(
         self, store: PgStore, embedder: Embedder, settings: Settings, workspace: str, ocr: str | None = None
@@ -105,6 +109,11 @@ class Ingester:
         self.settings = settings
         self.workspace = workspace
         self.read_options = read_options(settings, ocr)
+        self.reader = ReadWorker(ReadLimits.from_settings(settings))
+
+    def close(self) -> None:
+        """Stop the reader process (a later file starts another)."""
+        self.reader.close()
 
     def ingest(
         self, paths: Sequence[Path], doc_type: str | None = None, progress: Progress | None = None
@@ -112,11 +121,14 @@ class Ingester:
         """Ingest files and folders; one failure never stops the rest."""
         self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
         results = []
-        for path, named in expand(paths):
-            result = self.ingest_file(path, doc_type, named, progress)
-            if progress is not None:
-                progress.file_done(result)
-            results.append(result)
+        try:
+            for path, named in expand(paths):
+                result = self.ingest_file(path, doc_type, named, progress)
+                if progress is not None:
+                    progress.file_done(result)
+                results.append(result)
+        finally:
+            self.close()
         return results
 
     def ingest_file(
@@ -133,6 +145,8 @@ class Ingester:
             result = FileResult(str(path), "failed", exc.reason + page)
         except (EmbedError, StoreError, ConfigError) as exc:
             result = FileResult(str(path), "failed", str(exc))
+        except ReaderBugError as exc:
+            result = FileResult(str(path), "failed", f"unexpected reader error: {exc}")
         except Exception as exc:  # noqa: BLE001 - a reader bug on hostile input fails this file, not the batch
             result = FileResult(str(path), "failed", f"unexpected reader error: {type(exc).__name__}: {exc}")
         result.seconds = round(time.monotonic() - started, 3)
@@ -145,8 +159,7 @@ class Ingester:
         if stored_as is not None:
             note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
             return FileResult(str(path), "unchanged", note, doc_id=digest)
-        blobs.keep(self.settings.blob_dir, path, digest)
-        with open_source(path, options=self.read_options) as source:
+        with self.reader.open(path, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
             if progress is not None:
@@ -154,7 +167,7 @@ class Ingester:
             result = FileResult(
                 str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
             )
-            with self.store.document_transaction() as writer:
+            with self.store.document_transaction(self.workspace) as writer:
                 writer.document(
                     {
                         "workspace": self.workspace,
@@ -171,7 +184,8 @@ class Ingester:
                     }
                 )
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
-                self._write_pages(writer, digest, source.pages(), result, tick)
+                self._write_pages(writer, digest, source.chunked_pages(), result, tick)
+                blobs.keep(self.settings.blob_dir, path, digest)  # only once the file has been read whole
         if result.needs_ocr:
             why = getattr(source, "ocr_missing", None) or "OCR is off (--ocr never)"
             result.reason = (
@@ -190,13 +204,12 @@ class Ingester:
         self,
         writer: DocumentWriter,
         doc_id: str,
-        pages: Iterable[Page],
+        pages: Iterable[tuple[Page, list[Chunk]]],
         result: FileResult,
         tick: Callable[[], None] | None,
     ) -> None:
-        tracker = SectionTracker()
         batch = _Batch()
-        for page in pages:
+        for page, chunks in pages:
             batch.pages.append(self._page_row(doc_id, page))
             batch.blocks.extend(self._block_row(doc_id, page, k) for k in range(len(page.blocks)))
             if page.needs_ocr:
@@ -205,7 +218,6 @@ class Ingester:
                 result.ocr_pages.append(page.number)
                 if not page.text.strip():
                     result.ocr_no_text.append(page.number)
-            chunks = chunk_page(page, tracker, self.settings.chunk_max_chars)
             batch.spans.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
             if len(batch.spans) >= SPAN_BATCH or len(batch.pages) >= PAGE_BATCH:
                 result.spans += self._flush(writer, doc_id, batch)

@@ -134,3 +134,14 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
     settings = Settings.load(overrides={"home": tmp_path}, env={})
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.threads = 4  # type: ignore[misc]
+
+
+def test_reader_limits_are_read_from_the_environment(tmp_path: Path) -> None:
+    env = {"NEXUS_PARSE_TIMEOUT": "2.5", "NEXUS_PARSE_PAGE_TIMEOUT": "0.25", "NEXUS_PARSE_MEMORY_MB": "512"}
+    settings = Settings.load(overrides={"home": tmp_path}, env=env)
+    assert (settings.parse_timeout, settings.parse_page_timeout, settings.parse_memory_mb) == (2.5, 0.25, 512)
+    defaults = Settings.load(overrides={"home": tmp_path}, env={})
+    assert (defaults.parse_timeout, defaults.parse_page_timeout, defaults.parse_memory_mb) == (120.0, 20.0, 2048)
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        with pytest.raises(ConfigError, match="parse_timeout"):
+            Settings.load(overrides={"home": tmp_path}, env={"NEXUS_PARSE_TIMEOUT": bad})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,16 @@ from kruschnexus.parse.units import Unit, UnitSource
 
 #: An uncompressed part larger than this is refused before python-docx reads it (bytes).
 MAX_PART_BYTES = 128 * 1024 * 1024
+#: A package whose parts add up to more than this uncompressed is refused (bytes; python-docx holds every part).
+MAX_PACKAGE_BYTES = 200 * 1024 * 1024
+#: A package with more entries than this is refused (a Word document has tens to a few hundred).
+MAX_ENTRIES = 10_000
+#: A part over :data:`RATIO_FLOOR_BYTES` that inflates more than this many times is a decompression bomb (Word's
+#: XML compresses 5 to 20 times; a zero-filled part a thousand times).
+MAX_RATIO = 100
+RATIO_FLOOR_BYTES = 1024 * 1024
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_ENTRY = 0x1
 _ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
 _HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.IGNORECASE)
 #: ``w:outlineLvl`` 0-8 is a heading of level 1-9; 9 is body text.
@@ -49,10 +59,14 @@ def open_docx(path: Path) -> UnitSource:
 
     Raises:
         ParseError: the file is a password-protected or legacy Word file, not a ZIP, damaged, not a Word document,
-            or has a part over :data:`MAX_PART_BYTES`.
+            or a decompression bomb (over :data:`MAX_ENTRIES`, :data:`MAX_PART_BYTES`, :data:`MAX_PACKAGE_BYTES` or
+            :data:`MAX_RATIO`).
     """
     _check_package(path)
     document = _load(path)
+    root = document.element
+    if root.tag != qn("w:document") or root.find(qn("w:body")) is None:
+        raise ParseError(path, f"not a Word document (the main part is {root.tag!r}, not a w:document with a body)")
     units: list[Unit] = []
     paragraphs = tables = cells = nested = 0
     try:
@@ -62,7 +76,10 @@ def open_docx(path: Path) -> UnitSource:
     for block in blocks:
         if isinstance(block, Paragraph):
             paragraphs += 1
-            units.append(_paragraph_unit(block, paragraphs))
+            try:
+                units.append(_paragraph_unit(block, paragraphs))
+            except (ValueError, KeyError, IndexError) as exc:  # e.g. a style type python-docx has no name for
+                raise ParseError(path, f"damaged paragraph {paragraphs} in the Word document ({exc})") from exc
         else:
             tables += 1
             try:
@@ -84,7 +101,8 @@ def open_docx(path: Path) -> UnitSource:
 
 
 def _check_package(path: Path) -> None:
-    """Refuse what python-docx would fail on with an unclear error: OLE files, non-ZIPs, huge parts."""
+    """Refuse what python-docx would fail on with an unclear error (OLE files, non-ZIPs) and decompression bombs,
+    from the ZIP's directory, before anything is inflated."""
     try:
         with path.open("rb") as fh:
             head = fh.read(8)
@@ -104,11 +122,32 @@ def _check_package(path: Path) -> None:
     names = {info.filename for info in infos}
     if "[Content_Types].xml" not in names:
         raise ParseError(path, "a ZIP archive, not a Word document (no [Content_Types].xml)")
+    _check_sizes(path, infos)
+
+
+def _check_sizes(path: Path, infos: list[zipfile.ZipInfo]) -> None:
+    """Decompression-bomb limits, from the sizes the ZIP directory declares (``zipfile`` never inflates more than
+    the declared size of a part: a part that would is a CRC error)."""
+    if len(infos) > MAX_ENTRIES:
+        raise ParseError(path, f"the DOCX package has {len(infos)} entries, over the limit of {MAX_ENTRIES}")
+    total = 0
     for info in infos:
+        total += info.file_size
+        if info.flag_bits & _ENCRYPTED_ENTRY or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ParseError(path, f"the DOCX part {info.filename} is encrypted or compressed in a way Word never uses")
         if info.file_size > MAX_PART_BYTES:
             raise ParseError(
                 path, f"the DOCX part {info.filename} is {info.file_size} bytes uncompressed, over {MAX_PART_BYTES}"
             )
+        ratio = info.file_size / max(1, info.compress_size)
+        if info.file_size > RATIO_FLOOR_BYTES and ratio > MAX_RATIO:
+            raise ParseError(
+                path,
+                f"the DOCX part {info.filename} inflates {ratio:.0f} times ({info.compress_size} to {info.file_size}"
+                f" bytes), over the limit of {MAX_RATIO}: a decompression bomb",
+            )
+    if total > MAX_PACKAGE_BYTES:
+        raise ParseError(path, f"the DOCX package is {total} bytes uncompressed, over the limit of {MAX_PACKAGE_BYTES}")
 
 
 def _load(path: Path) -> Document:
@@ -121,7 +160,7 @@ def _load(path: Path) -> Document:
         raise ParseError(path, f"an Office file but not a Word document (main part is {content})") from exc
     except KeyError as exc:
         raise ParseError(path, f"not a Word document (missing part {exc})") from exc
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:  # OSError: an offset before the file
         raise ParseError(path, f"the DOCX is damaged (bad ZIP package: {exc})") from exc
     except etree.XMLSyntaxError as exc:
         raise ParseError(path, f"the DOCX is damaged (malformed XML: {exc})") from exc

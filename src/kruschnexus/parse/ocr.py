@@ -167,8 +167,8 @@ def is_text(lines: Sequence[OcrLine]) -> bool:
     return median >= MIN_PAGE_CONFIDENCE
 
 
-def glyphs_from_lines(lines: Sequence[OcrLine], dpi: int = OCR_DPI) -> list[Glyph]:
-    """OCR lines (pixels) as text-layer glyphs (points, display space)."""
+def glyphs_from_lines(lines: Sequence[OcrLine], dpi: float = OCR_DPI) -> list[Glyph]:
+    """OCR lines (pixels of an image rendered at ``dpi``) as text-layer glyphs (points, display space)."""
     scale = 72.0 / dpi
     glyphs: list[Glyph] = []
     for line in lines:

@@ -23,6 +23,9 @@ from kruschnexus.parse.glyphs import Glyph
 
 #: Fraction of the page height at the top and at the bottom searched for running headers and footers.
 BAND = 0.1
+#: Most pixels a page is rendered to (OCR, page images): 40 million, an A2 sheet at 300 dpi; a grey image of this
+#: size takes 40 MB, an RGB one 120 MB.
+MAX_RENDER_PIXELS = 40_000_000
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,16 @@ class PdfFile:
         """Release pdfium's handles."""
         self._doc.close()
 
+    def _load(self, number: int) -> pdfium.PdfPage:
+        """Page ``number`` (1-based), opened (the caller closes it)."""
+        try:
+            return self._doc[number - 1]
+        except pdfium.PdfiumError as exc:
+            raise ParseError(self.path, f"cannot load the page, the PDF is damaged ({exc})", page=number) from exc
+
     def read_page(self, number: int) -> RawPage:
         """Glyphs of page ``number`` (1-based), in text-layer order."""
-        page = self._doc[number - 1]
+        page = self._load(number)
         try:
             rotation = int(page.get_rotation())
             width, height = page.get_size()
@@ -121,15 +131,40 @@ class PdfFile:
 
     def has_images(self, number: int) -> bool:
         """True when page ``number`` (1-based) draws at least one image (a scan, a photo, a logo)."""
-        page = self._doc[number - 1]
+        page = self._load(number)
         try:
             return any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
         finally:
             page.close()
 
-    def render(self, number: int, dpi: int, grayscale: bool = True) -> Image.Image:
-        """Page ``number`` (1-based) as displayed, in grey levels (or RGB), at ``dpi``."""
-        page = self._doc[number - 1]
+    def fit_dpi(self, number: int, dpi: float) -> float:
+        """The highest resolution up to ``dpi`` at which page ``number`` (1-based) renders within
+        :data:`MAX_RENDER_PIXELS` (a poster-sized or absurd page is read at a lower resolution).
+
+        Raises:
+            ParseError: the page has no area (a zero, negative or non-finite size).
+        """
+        width, height = self._size(number)
+        fitting = 72.0 * math.sqrt(MAX_RENDER_PIXELS / (width * height))
+        return min(float(dpi), fitting)
+
+    def render(self, number: int, dpi: float, grayscale: bool = True) -> Image.Image:
+        """Page ``number`` (1-based) as displayed, in grey levels (or RGB), at ``dpi``.
+
+        Raises:
+            ParseError: the page cannot be rendered, or would be more than :data:`MAX_RENDER_PIXELS` pixels at
+                ``dpi`` (see :meth:`fit_dpi`).
+        """
+        width, height = self._size(number)
+        pixels = width * height * (dpi / 72.0) ** 2
+        if not pixels <= MAX_RENDER_PIXELS:
+            raise ParseError(
+                self.path,
+                f"the page ({width:.0f} x {height:.0f} pt) is too large to render at {dpi:g} dpi"
+                f" ({pixels / 1e6:.0f} million pixels, over {MAX_RENDER_PIXELS // 1_000_000} million)",
+                page=number,
+            )
+        page = self._load(number)
         try:
             bitmap = page.render(scale=dpi / 72.0, grayscale=grayscale)
             try:
@@ -142,6 +177,17 @@ class PdfFile:
         finally:
             page.close()
 
+    def _size(self, number: int) -> tuple[float, float]:
+        """Displayed width and height of page ``number`` (1-based) in points; refused when it has no area."""
+        page = self._load(number)
+        try:
+            width, height = (float(v) for v in page.get_size())
+        finally:
+            page.close()
+        if not (math.isfinite(width) and math.isfinite(height) and width > 0 and height > 0):
+            raise ParseError(self.path, f"the page has no area ({width:g} x {height:g} pt)", page=number)
+        return width, height
+
     def pages(self) -> Iterator[RawPage]:
         """Every page in order, one at a time."""
         for number in range(1, self.page_count + 1):
@@ -151,7 +197,7 @@ class PdfFile:
         """Text of the top and bottom bands of every page (cheap; used to find running headers)."""
         out: list[str] = []
         for index in range(self.page_count):
-            page = self._doc[index]
+            page = self._load(index + 1)
             try:
                 left, bottom, right, top = page.get_cropbox()
                 band = (top - bottom) * BAND

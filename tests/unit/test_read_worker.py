@@ -1,0 +1,137 @@
+"""The reader process: same pages as in-process reading, reused across files, killed at the time limit (with its
+Tesseract processes), stopped at the memory cap, a crash contained, each failure a ParseError naming the file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kruschnexus.chunk.chunker import chunk_page
+from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.errors import ParseError, UnsupportedFormatError
+from kruschnexus.extract import ReadOptions, open_source
+from kruschnexus.parse.ocr import OcrMode, tesseract_version
+from kruschnexus.worker import ReadLimits, ReadWorker
+from tests.conftest import FIXTURES
+from tests.pdfgen import long_agreement
+
+NO_OCR = ReadOptions(ocr=OcrMode.NEVER)
+#: Seconds a stopped read may run past its limit (killing and reaping the reader) on a busy machine.
+SLACK = 5.0
+READ_ALIKE = ["sample_contract.pdf", "table_rent_schedule.pdf", "office_lease.docx", "html_filing.html"]
+
+
+def _live_members(group: int) -> list[psutil.Process]:
+    members = []
+    for process in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(process.pid) == group and process.info["status"] != psutil.STATUS_ZOMBIE:
+                members.append(process)
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            continue
+    return members
+
+
+def test_pages_and_spans_are_what_in_process_reading_gives() -> None:
+    with ReadWorker() as worker:
+        for name in READ_ALIKE:
+            with worker.open(FIXTURES / name, options=NO_OCR, chunk_max_chars=900) as remote:
+                got = list(remote.chunked_pages())
+                assert remote.kind and remote.page_count == len(got)
+            with open_source(FIXTURES / name, options=NO_OCR) as local:
+                tracker = SectionTracker()
+                want = [(page, chunk_page(page, tracker, 900)) for page in local.pages()]
+            assert got == want, name
+        assert worker.started == 1, "one reader process serves every file"
+
+
+def test_a_file_left_half_read_leaves_the_reader_ready_for_the_next() -> None:
+    with ReadWorker() as worker:
+        with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as source:
+            first = next(iter(source.pages()))
+        assert first.number == 1
+        with worker.open(FIXTURES / "html_filing.html") as source:
+            assert len(list(source.pages())) == source.page_count > 1
+        assert worker.started == 1
+
+
+def test_reader_errors_come_back_as_parse_errors_for_the_file(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.pdf"
+    fake.write_bytes(b"hello, not a PDF")
+    odd = tmp_path / "notes.xyz"
+    odd.write_bytes(b"x")
+    with ReadWorker() as worker:
+        with pytest.raises(ParseError) as caught:
+            worker.open(fake)
+        assert caught.value.path == str(fake) and "content is not" in caught.value.reason
+        with pytest.raises(UnsupportedFormatError):
+            worker.open(odd)
+        assert worker.started == 1, "a clean error does not cost the reader"
+
+
+@pytest.mark.skipif(tesseract_version() is None, reason="needs Tesseract")
+def test_over_the_time_limit_the_reader_and_its_tesseract_are_killed() -> None:
+    with ReadWorker(ReadLimits(timeout=0.5)) as worker:
+        worker.start()
+        source = worker.open(FIXTURES / "scanned_lease.pdf", options=ReadOptions(ocr=OcrMode.ALWAYS))
+        group = worker.pid
+        assert group is not None
+        started = time.monotonic()
+        with pytest.raises(ParseError) as caught, source:
+            list(source.pages())
+        assert time.monotonic() - started < 0.5 + SLACK
+        assert caught.value.reason == "took longer than 0.5 s to read; stopped"
+        assert caught.value.path == str(FIXTURES / "scanned_lease.pdf") and caught.value.page == 1
+        assert _live_members(group) == [], "Tesseract processes of the killed reader are gone too"
+        with worker.open(FIXTURES / "ligatures.pdf", options=NO_OCR) as source:
+            assert list(source.pages())
+        assert worker.started == 2
+
+
+def test_a_long_document_gets_a_budget_per_page_but_not_more(tmp_path: Path) -> None:
+    pdf = long_agreement(tmp_path / "long.pdf", 150)
+    with ReadWorker(ReadLimits(timeout=4.0, page_timeout=0.001)) as worker:
+        with pytest.raises(ParseError) as caught, worker.open(pdf, options=NO_OCR) as source:
+            list(source.pages())
+    reason = caught.value.reason
+    assert reason == "took longer than 4.15 s to read (4 s + 0.001 s for each of 150 pages); stopped"
+    assert caught.value.page is not None and 1 < caught.value.page < 150
+
+
+def test_a_crashed_reader_is_a_clean_error_and_is_replaced() -> None:
+    with ReadWorker() as worker:
+        source = worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR)
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGSEGV)
+        with pytest.raises(ParseError) as caught, source:
+            list(source.pages())
+        assert caught.value.reason == "the reader crashed (signal 11, SIGSEGV); stopped"
+        with worker.open(FIXTURES / "office_lease.docx") as source:
+            assert list(source.pages())
+        assert worker.started == 2
+
+
+def test_over_the_memory_cap_is_a_clean_error(tmp_path: Path) -> None:
+    big = tmp_path / "big.html"
+    big.write_text("<p>" + "word " * 8_000_000 + "</p>", encoding="utf-8")
+    with ReadWorker(ReadLimits(memory_mb=400)) as worker:
+        with pytest.raises(ParseError) as caught:
+            worker.open(big)
+        assert caught.value.reason == "needed more than 400 MB to read; stopped"
+        with worker.open(FIXTURES / "html_filing.html") as source:
+            assert list(source.pages())
+
+
+def test_closing_stops_the_reader() -> None:
+    worker = ReadWorker()
+    worker.start()
+    pid = worker.pid
+    assert pid is not None
+    worker.close()
+    assert worker.pid is None
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
