@@ -121,3 +121,10 @@ def test_the_catalogue_scope_is_not_a_workspace_name(settings: Settings) -> None
     with pytest.raises(ConfigError, match="invalid workspace name"):
         Corpus(CATALOGUE, settings=settings)
     ATTEMPTS["use the catalogue scope '*' as a workspace name"] += 1
+
+
+def test_full_text_matching_is_leakproof_so_the_gin_index_serves_scoped_searches(store: PgStore) -> None:
+    row = store.conn.execute(
+        "SELECT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+    ).fetchone()
+    assert row == {"proleakproof": True}
