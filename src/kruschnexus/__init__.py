@@ -4,8 +4,10 @@ from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.doctor import DoctorReport
 from kruschnexus.errors import (
+    AuthError,
     ConfigError,
     EmbedError,
+    ForbiddenError,
     NotFoundError,
     ParseError,
     PkgError,
@@ -29,6 +31,7 @@ from kruschnexus.verify import VerifyReport
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AuthError",
     "ConfigError",
     "Corpus",
     "DoctorReport",
@@ -36,6 +39,7 @@ __all__ = [
     "EmbedError",
     "ExplainTrace",
     "FileResult",
+    "ForbiddenError",
     "Hit",
     "Hub",
     "NotFoundError",

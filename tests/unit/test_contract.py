@@ -71,10 +71,10 @@ def test_hit_json_round_trip(hit: Hit) -> None:
 def test_public_names_are_pinned_and_sorted() -> None:
     assert kruschnexus.__all__ == sorted(kruschnexus.__all__, key=lambda n: (not n.isupper(), n))
     assert set(kruschnexus.__all__) == {
-        "SCHEMA_VERSION", "ConfigError", "Corpus", "DoctorReport", "DocumentInfo", "EmbedError", "ExplainTrace",
-        "FileResult", "Hit", "Hub", "NotFoundError", "PageText", "ParseError", "PkgError", "QueryError",
-        "SchemaVersionError", "SearchResponse", "Settings", "StoreError", "UnsupportedFormatError", "VerifyReport",
-        "WorkspaceInfo",
+        "SCHEMA_VERSION", "AuthError", "ConfigError", "Corpus", "DoctorReport", "DocumentInfo", "EmbedError",
+        "ExplainTrace", "FileResult", "ForbiddenError", "Hit", "Hub", "NotFoundError", "PageText", "ParseError",
+        "PkgError", "QueryError", "SchemaVersionError", "SearchResponse", "Settings", "StoreError",
+        "UnsupportedFormatError", "VerifyReport", "WorkspaceInfo",
     }  # fmt: skip
     for name in kruschnexus.__all__:
         assert getattr(kruschnexus, name).__doc__ or name == "SCHEMA_VERSION", name
