@@ -159,10 +159,19 @@ class Corpus:
             settings = dataclasses.replace(settings, legs=tuple(legs))
         return run_search(self.store, self.embedder, self.workspace, query, k, settings)
 
-    def _require_workspace(self) -> None:
+    def require_exists(self) -> tuple[str, int]:
+        """The ``(model_id, dim)`` this workspace was built with.
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
         stored = self.store.workspace(self.workspace)
         if stored is None:
             raise NotFoundError(f"workspace {self.workspace!r} does not exist: ingest into it first")
+        return stored
+
+    def _require_workspace(self) -> None:
+        stored = self.require_exists()
         if stored != (self.embedder.model_id, self.embedder.dim):
             raise EmbedError(
                 f"workspace {self.workspace!r} was built with {stored[0]} ({stored[1]} dims); the current model is"
@@ -188,10 +197,10 @@ class Corpus:
         Raises:
             NotFoundError: no such document in this workspace.
         """
-        for row in self.store.documents(self.workspace):
-            if row["doc_id"] == doc_id:
-                return document_from_row(row)
-        raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+        row = self.store.document(self.workspace, doc_id)
+        if row is None:
+            raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+        return document_from_row(row)
 
     def create(self) -> None:
         """Create this workspace bound to the current embedding model (a no-op when it exists with that model).

@@ -76,7 +76,7 @@ def delete_workspace(corpus: CorpusDep) -> Response:
 @router.get("/workspaces/{workspace}/documents", response_model=list[DocumentInfo], responses=deps.problems(404))
 def list_documents(corpus: CorpusDep) -> list[DocumentInfo]:
     """Stored documents of the workspace."""
-    _require(corpus)
+    corpus.require_exists()
     return corpus.documents()
 
 
@@ -101,14 +101,14 @@ def upload_documents(
 @router.get("/workspaces/{workspace}/documents/{doc_id}", response_model=DocumentInfo, responses=deps.problems(404))
 def get_document(corpus: CorpusDep, doc_id: DocId) -> DocumentInfo:
     """One stored document."""
-    _require(corpus)
+    corpus.require_exists()
     return corpus.document(doc_id)
 
 
 @router.delete("/workspaces/{workspace}/documents/{doc_id}", status_code=204, responses=deps.problems(404))
 def delete_document(corpus: CorpusDep, doc_id: DocId) -> Response:
     """Delete a document (and its kept bytes when no workspace holds them any more)."""
-    _require(corpus)
+    corpus.require_exists()
     corpus.delete_document(doc_id)
     return Response(status_code=204)
 
@@ -120,7 +120,7 @@ def delete_document(corpus: CorpusDep, doc_id: DocId) -> Response:
 )
 def original(corpus: CorpusDep, doc_id: DocId) -> FileResponse:
     """The original bytes as ingested (always as an attachment, never rendered inline)."""
-    _require(corpus)
+    corpus.require_exists()
     path, info = corpus.original(doc_id)
     media_type = _MEDIA_TYPES.get(info.kind, "application/octet-stream")
     headers = {"X-Content-Type-Options": "nosniff"}
@@ -136,7 +136,7 @@ def original(corpus: CorpusDep, doc_id: DocId) -> FileResponse:
 )
 def page_text(corpus: CorpusDep, doc_id: DocId, page_number: PageNumber) -> PageText:
     """The stored text of a page (or unit); hit offsets index into ``text``."""
-    _require(corpus)
+    corpus.require_exists()
     return corpus.page(doc_id, page_number)
 
 
@@ -152,7 +152,7 @@ def unit_text(
 ) -> PageText:
     """The stored unit of an unpaged document (DOCX, CSV, HTML, text) at a hit's ``locator``; its
     ``page_number`` is the unit number the ``pages`` routes take."""
-    _require(corpus)
+    corpus.require_exists()
     return corpus.unit(doc_id, _locator(locator))
 
 
@@ -163,7 +163,7 @@ def unit_text(
 )
 def page_spans(corpus: CorpusDep, doc_id: DocId, page_number: PageNumber) -> list[Hit]:
     """Every span stored on a page, as v1 hits (``score`` null), in reading order."""
-    _require(corpus)
+    corpus.require_exists()
     return corpus.page_spans(doc_id, page_number)
 
 
@@ -186,7 +186,7 @@ def page_image(
     ] = None,
 ) -> Response:
     """A PDF page as displayed, rendered to PNG, with a span's boxes drawn when ``hit`` or ``boxes`` is given."""
-    _require(corpus)
+    corpus.require_exists()
     drawn = _boxes(boxes) if boxes else []
     if hit is not None:
         drawn += _span_boxes(corpus, doc_id, page_number, hit)
@@ -220,7 +220,7 @@ def export(workspace: WorkspaceName, hub: HubDep, request: Request) -> Streaming
     """Every stored span as a v1 hit (``score`` null), one JSON object per line, streamed."""
     deps.allow(request, workspace)
     with hub.corpus(workspace) as corpus:
-        _require(corpus)
+        corpus.require_exists()
     return StreamingResponse(_export_lines(hub, workspace), media_type="application/x-ndjson")
 
 
@@ -228,11 +228,6 @@ def _export_lines(hub: Hub, workspace: str) -> Iterator[str]:
     with hub.corpus(workspace) as corpus:
         for hit in corpus.export():
             yield hit.model_dump_json() + "\n"
-
-
-def _require(corpus: Corpus) -> None:
-    if corpus.store.workspace(corpus.workspace) is None:
-        raise NotFoundError(f"workspace {corpus.workspace!r} does not exist: ingest into it first")
 
 
 def _outcome(result: FileResult) -> FileOutcome:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kruschnexus.config import Settings
 from kruschnexus.corpus import check_workspace_name
-from kruschnexus.errors import AuthError, ConfigError, NotFoundError, PkgError
+from kruschnexus.errors import AuthError, ConfigError, PkgError
 from kruschnexus.hub import Hub
 from kruschnexus.sandbox import plan_ingest
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, PageText, SearchResponse
@@ -220,8 +220,7 @@ class NexusTools:
             NotFoundError: the workspace does not exist.
         """
         with self.hub.corpus(self.workspace(workspace)) as corpus:
-            if corpus.store.workspace(corpus.workspace) is None:
-                raise NotFoundError(f"workspace {corpus.workspace!r} does not exist: ingest into it first")
+            corpus.require_exists()
             return DocumentList(workspace=corpus.workspace, documents=corpus.documents())
 
     def get_page_text(self, doc_id: str, page_number: int, workspace: str | None) -> PageText:

@@ -169,6 +169,11 @@ class PgStore:
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_DOCUMENTS, {"workspace": workspace}).fetchall()
 
+    def document(self, workspace: str, doc_id: str) -> Row | None:
+        """One document of a workspace (the ``documents`` columns), or ``None``."""
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_DOCUMENT_INFO, {"workspace": workspace, "doc_id": doc_id}).fetchone()
+
     def pages(self, workspace: str, doc_id: str) -> list[Row]:
         """Stored pages of a document (number, text, needs_ocr)."""
         with self.scoped(workspace) as conn:

@@ -56,10 +56,12 @@ INSERT_SPAN = sql.SQL(
     " %(used_ocr)s, %(dim)s, %(embedding)s,"
     " setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B'))"
 )
-SELECT_DOCUMENTS = sql.SQL(
+_DOCUMENT_ROWS = (
     "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at"
-    " FROM documents WHERE workspace = %(workspace)s ORDER BY source, doc_id"
+    " FROM documents WHERE workspace = %(workspace)s"
 )
+SELECT_DOCUMENTS = sql.SQL(_DOCUMENT_ROWS + " ORDER BY source, doc_id")
+SELECT_DOCUMENT_INFO = sql.SQL(_DOCUMENT_ROWS + " AND doc_id = %(doc_id)s")
 _SPAN_ROWS = (
     "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator,"
     " s.header, s.heading_path,"
