@@ -4,9 +4,10 @@ For every query three things are timed, interleaved (full search and bare legs a
 after one warm-up pass:
 
 * ``full``: ``Corpus.search(query, k=5)`` (workspace check, parse, query embedding, both legs, fusion, hits);
-* ``bare``: the dense leg and the sparse leg SQL of ``kruschnexus.store.queries`` run directly with
-  ``PgStore.run_leg`` for the same query and a precomputed query vector (no parsing, embedding or fusion);
-  the dense and sparse legs are also reported apart;
+* ``bare``: the dense leg SQL of ``kruschnexus.store.queries`` run directly with ``PgStore.run_leg`` and the
+  lexical leg (BM25 index search, then its spans read back through the SQL filter) for the same query and a
+  precomputed query vector (no parsing, document matching, embedding or fusion); the dense and sparse legs are
+  also reported apart;
 * ``embed``: the query embedding alone (``embedder.embed([search_text])``).
 
 ``rest`` is full - bare - embed per sample (parsing, the workspace check, fusion, hits and the trace, plus
@@ -43,7 +44,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,23 +121,31 @@ class Prepared:
     query: str
     search_text: str
     dense: tuple[Any, dict[str, Any]]
-    sparse: tuple[Any, dict[str, Any]]
+    sparse: Callable[[], object]
 
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import LEG_DEPTH, span_filter
+    from kruschnexus.retrieve.search import keyed_rows, lexical_query, span_filter
     from kruschnexus.store import queries as q
 
     parsed = parse_query(raw)
     span_f = span_filter(parsed, corpus.workspace)
     vector = corpus.embedder.embed([parsed.search_text])[0]
-    base = {"text": parsed.search_text, "limit": LEG_DEPTH, "vector": vector}
+    fusion = corpus.fusion_settings()
+    base = {"text": parsed.search_text, "limit": fusion.dense_depth, "vector": vector}
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
-    sparse_sql, sparse_params = q.sparse_leg(span_f)
     dense = (dense_sql, {**dense_params, **base})
-    return Prepared(raw, parsed.search_text, dense, (sparse_sql, {**sparse_params, **base}))
+    index = corpus.lexicon.index(corpus.workspace)
+    lexical = lexical_query(parsed, parsed.search_text, ())
+
+    def sparse() -> object:
+        """The lexical leg: the BM25 index, then its spans read back through the SQL filter."""
+        ranked = index.search(lexical, fusion.sparse_depth)
+        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
+
+    return Prepared(raw, parsed.search_text, dense, sparse)
 
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
@@ -175,7 +184,7 @@ def time_once(corpus: Corpus, p: Prepared, full_first: bool) -> tuple[dict[str, 
         else:
             store.run_leg(*p.dense)
             middle = time.perf_counter()
-            store.run_leg(*p.sparse)
+            p.sparse()
             t["dense"], t["sparse"] = middle - started, time.perf_counter() - middle
             t["bare"] = t["dense"] + t["sparse"]
     started = time.perf_counter()

@@ -47,6 +47,12 @@ class Settings:
         rrf_k: the k of Reciprocal Rank Fusion. Env ``NEXUS_RRF_K``.
         section_boost: added to spans in a section the query names; capped at 0.12. Env ``NEXUS_SECTION_BOOST``.
         floor: override of the embedding model's similarity floor. Env ``NEXUS_FLOOR``.
+        dense_weight / sparse_weight: weights of the dense and lexical (BM25) legs in RRF. Env
+            ``NEXUS_DENSE_WEIGHT``, ``NEXUS_SPARSE_WEIGHT``.
+        dense_depth / sparse_depth: candidates each leg brings to fusion. Env ``NEXUS_DENSE_DEPTH``,
+            ``NEXUS_SPARSE_DEPTH``.
+        document_match: a question that names its document ("under the Acme lease") is answered from that
+            document. Env ``NEXUS_DOCUMENT_MATCH``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -74,6 +80,11 @@ class Settings:
     rrf_k: int = 60
     section_boost: float = 0.12
     floor: float | None = None
+    dense_weight: float = 1.0
+    sparse_weight: float = 1.0
+    dense_depth: int = 50
+    sparse_depth: int = 50
+    document_match: bool = True
     ocr: str = "auto"
     ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     ocr_lang: str = "eng"
@@ -85,6 +96,11 @@ class Settings:
     def blob_dir(self) -> Path:
         """Where original bytes are kept, content-addressed by sha256."""
         return self.home / "blobs"
+
+    @property
+    def lexical_dir(self) -> Path:
+        """Where the lexical (BM25) indexes live, one folder per workspace (derived: ``nexus reindex`` rebuilds)."""
+        return self.home / "lexical"
 
     @property
     def pgdata(self) -> Path:

@@ -16,6 +16,7 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError, EmbedError, NotFoundError
 from kruschnexus.ingest import FileResult, Ingester, Progress
+from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText
@@ -59,12 +60,14 @@ class Corpus:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         store: PgStore | None = None,
+        lexicon: Lexicon | None = None,
     ) -> None:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
         settings: configuration; read from the environment when omitted.
         embedder: an already loaded embedding model to share; built from ``settings.embedder`` when omitted.
         store: an open store to borrow (a server's connection pool); :meth:`close` then leaves it open.
+        lexicon: the process's lexical indexes to share (a server's); opened under ``NEXUS_HOME`` when omitted.
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
@@ -72,6 +75,8 @@ class Corpus:
         self._store: PgStore | None = store
         self._owns_store = store is None
         self._embedder: Embedder | None = embedder
+        self._lexicon = lexicon
+        self._owns_lexicon = lexicon is None
 
     def __enter__(self) -> Corpus:
         return self
@@ -99,8 +104,18 @@ class Corpus:
             self._embedder = make_embedder(self.settings)
         return self._embedder
 
+    @property
+    def lexicon(self) -> Lexicon:
+        """The lexical (BM25) indexes, kept in step with the database (see :mod:`kruschnexus.lexical.sync`)."""
+        if self._lexicon is None:
+            self._lexicon = Lexicon(self.settings.lexical_dir)
+        return self._lexicon
+
     def close(self) -> None:
         """Close the database connection and release the embedded server."""
+        if self._lexicon is not None and self._owns_lexicon:
+            self._lexicon.close()
+            self._lexicon = None
         if self._store is not None:
             if self._owns_store:
                 self._store.close()
@@ -121,7 +136,18 @@ class Corpus:
         ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call.
         """
         ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr)
-        return ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
+        results = ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
+        self.lexicon.sync(self.store, self.workspace)
+        return results
+
+    def reindex(self) -> SyncReport:
+        """Rebuild this workspace's lexical index from the database (it is derived; nothing is lost).
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
+        self.require_exists()
+        return self.lexicon.sync(self.store, self.workspace, rebuild=True)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The best spans for ``query`` (operators allowed), best first; ``[]`` when nothing clears the floor.
@@ -138,7 +164,17 @@ class Corpus:
     def fusion_settings(self) -> FusionSettings:
         """RRF k, section boost and the floor in force (the model's own unless ``NEXUS_FLOOR`` is set)."""
         floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
-        return FusionSettings(rrf_k=self.settings.rrf_k, section_boost=self.settings.section_boost, floor=floor)
+        s = self.settings
+        return FusionSettings(
+            rrf_k=s.rrf_k,
+            section_boost=s.section_boost,
+            floor=floor,
+            dense_weight=s.dense_weight,
+            sparse_weight=s.sparse_weight,
+            dense_depth=s.dense_depth,
+            sparse_depth=s.sparse_depth,
+            documents=s.document_match,
+        )
 
     def run(
         self, query: str, k: int = 5, legs: tuple[str, ...] | None = None, floor: float | None = None
@@ -157,7 +193,7 @@ class Corpus:
             if unknown or not legs:
                 raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
             settings = dataclasses.replace(settings, legs=tuple(legs))
-        return run_search(self.store, self.embedder, self.workspace, query, k, settings)
+        return run_search(self.store, self.embedder, self.lexicon, self.workspace, query, k, settings)
 
     def require_exists(self) -> tuple[str, int]:
         """The ``(model_id, dim)`` this workspace was built with.
@@ -213,6 +249,7 @@ class Corpus:
     def delete(self) -> bool:
         """Delete this workspace, its rows and the kept bytes no other workspace holds; True if it existed."""
         existed, orphans = self.store.delete_workspace_documents(self.workspace)
+        self.lexicon.drop(self.workspace)
         for doc_id in orphans:
             blobs.forget(self.settings.blob_dir, doc_id)
         return existed
@@ -226,6 +263,7 @@ class Corpus:
         existed, orphan = self.store.delete_document(self.workspace, doc_id)
         if not existed:
             raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+        self.lexicon.sync(self.store, self.workspace)
         if orphan:
             blobs.forget(self.settings.blob_dir, doc_id)
 

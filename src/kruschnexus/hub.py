@@ -19,6 +19,7 @@ from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import StoreError
+from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.schema.v1 import WorkspaceInfo
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import PgStore
@@ -45,6 +46,7 @@ class Hub:
         self._lock = threading.Lock()
         self._server: EmbeddedServer | None = None
         self._dsn: str | None = None
+        self.lexicon = Lexicon(settings.lexical_dir)
 
     def __enter__(self) -> Hub:
         return self
@@ -69,7 +71,8 @@ class Hub:
         _ = self.embedder
 
     def close(self) -> None:
-        """Close every idle connection and release the embedded server."""
+        """Close every idle connection, the lexical indexes and release the embedded server."""
+        self.lexicon.close()
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -87,7 +90,7 @@ class Hub:
         """A :class:`Corpus` for ``workspace`` on a borrowed connection, returned to the pool afterwards."""
         name = check_workspace_name(workspace)
         with self._store() as store:
-            yield Corpus(name, settings=self.settings, embedder=self.embedder, store=store)
+            yield Corpus(name, settings=self.settings, embedder=self.embedder, store=store, lexicon=self.lexicon)
 
     def workspaces(self) -> list[WorkspaceInfo]:
         """Every workspace with its model and document count."""

@@ -185,6 +185,7 @@ class Ingester:
                 )
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
                 self._write_pages(writer, digest, source.chunked_pages(), result, tick)
+                writer.announce(self.workspace, digest, "upsert")
                 blobs.keep(self.settings.blob_dir, path, digest)  # only once the file has been read whole
         if result.needs_ocr:
             why = getattr(source, "ocr_missing", None) or "OCR is off (--ocr never)"

@@ -93,6 +93,7 @@ LAYERS = {
     "store": 3,
     "extract": 4,
     "worker": 4,
+    "lexical": 4,
     "retrieve": 4,
     "blobs": 2,
     "sandbox": 2,

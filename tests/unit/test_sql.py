@@ -23,6 +23,7 @@ FULL = q.SpanFilter(
     phrase_likes=("%office space%",),
     excluded_likes=("%retail%",),
     excluded_terms=("hazardous",),
+    doc_ids=("d1",),
 )
 
 
@@ -38,13 +39,13 @@ def test_dense_leg_is_pinned() -> None:
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
         "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_likes",
-        "phrase_likes", "excluded_likes", "excluded_terms",
+        "phrase_likes", "excluded_likes", "excluded_terms", "doc_ids",
     }  # fmt: skip
 
 
-def test_sparse_leg_is_pinned() -> None:
-    sql, _ = q.sparse_leg(FULL)
-    _check("sparse_leg.sql", sql.as_string(None))
+def test_keyed_leg_is_pinned() -> None:
+    sql, _ = q.keyed_leg(FULL)
+    _check("keyed_leg.sql", sql.as_string(None))
 
 
 def _filled(value: str) -> q.SpanFilter:
@@ -58,6 +59,7 @@ def _filled(value: str) -> q.SpanFilter:
         phrase_likes=(value,),
         excluded_likes=(value,),
         excluded_terms=(value,),
+        doc_ids=(value,),
     )
 
 
@@ -65,7 +67,7 @@ def _filled(value: str) -> q.SpanFilter:
 def test_values_never_enter_the_sql_text(value: str) -> None:
     hostile = _filled(value)
     assert q.dense_leg(hostile, 384)[0].as_string(None) == q.dense_leg(FULL, 384)[0].as_string(None)
-    assert q.sparse_leg(hostile)[0].as_string(None) == q.sparse_leg(FULL)[0].as_string(None)
+    assert q.keyed_leg(hostile)[0].as_string(None) == q.keyed_leg(FULL)[0].as_string(None)
     assert q.dense_leg(hostile, 384)[1]["workspace"] == value
 
 

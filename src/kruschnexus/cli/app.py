@@ -53,9 +53,21 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kruschnexus.cli import doctor, evaluate, explain, export, ingest, mcp, search, serve, token, verify
+    from kruschnexus.cli import (
+        doctor,
+        evaluate,
+        explain,
+        export,
+        ingest,
+        mcp,
+        reindex,
+        search,
+        serve,
+        token,
+        verify,
+    )
 
-    for module in (doctor, ingest, search, explain, verify, evaluate, export, serve, mcp, token):
+    for module in (doctor, ingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token):
         cli.add_command(module.command)
 
 

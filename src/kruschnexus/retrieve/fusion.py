@@ -1,7 +1,8 @@
 """Ranking math: Reciprocal Rank Fusion, the capped section boost and the fail-closed floor. Pure.
 
 RRF: Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
-learning methods" (SIGIR 2009): ``score = Σ 1 / (k + rank)`` over the legs that ranked a candidate.
+learning methods" (SIGIR 2009): ``score = Σ w_leg / (k + rank)`` over the legs that ranked a candidate, with a
+weight per leg (1.0 each is plain RRF; the weights in force were chosen on the dev split, docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ class FusionSettings:
     rrf_k: int = 60
     section_boost: float = MAX_SECTION_BOOST
     floor: float = 0.45
+    dense_weight: float = 1.0
+    sparse_weight: float = 1.0
+    #: Candidates each leg contributes before fusion.
+    dense_depth: int = 50
+    sparse_depth: int = 50
+    #: Whether a question that names its document is answered from that document only.
+    documents: bool = True
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 
@@ -87,8 +95,8 @@ def in_named_section(candidate: Candidate, named: Sequence[str]) -> bool:
 
 def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) -> Scored:
     """Fuse one candidate: RRF terms, the capped boost, admission by section and floor."""
-    dense = rrf_term(candidate.dense_rank, settings.rrf_k)
-    sparse = rrf_term(candidate.sparse_rank, settings.rrf_k)
+    dense = settings.dense_weight * rrf_term(candidate.dense_rank, settings.rrf_k)
+    sparse = settings.sparse_weight * rrf_term(candidate.sparse_rank, settings.rrf_k)
     matched_section = bool(named.ids) and in_named_section(candidate, named.ids)
     boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) if matched_section else 0.0
     reasons: list[str] = []

@@ -1,4 +1,5 @@
-"""Search: parse -> both legs in SQL (same filters) -> fusion -> floor -> v1 hits, and the explain trace."""
+"""Search: parse -> the named document, if any -> dense leg (SQL, HNSW) and lexical leg (BM25 index, rows read
+back through the same SQL filter) -> weighted RRF -> floor -> v1 hits, and the explain trace."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from typing import Any
 
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
+from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
+from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
+from kruschnexus.retrieve.documents import DocMatch, choose, name_terms, strip_naming
 from kruschnexus.retrieve.fusion import (
     Candidate,
     FusionSettings,
@@ -23,9 +27,6 @@ from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hi
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
 from kruschnexus.wire import hit_from_row
-
-#: Candidates each leg contributes before fusion.
-LEG_DEPTH = 50
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ def glob_to_like(glob: str) -> str:
     return "".join("%" if c == "*" else "_" if c == "?" else like_escape(c) for c in glob)
 
 
-def span_filter(query: Query, workspace: str) -> q.SpanFilter:
-    """The SQL restrictions a parsed query puts on both legs."""
+def span_filter(query: Query, workspace: str, doc_ids: tuple[str, ...] = ()) -> q.SpanFilter:
+    """The SQL restrictions a parsed query puts on both legs (``doc_ids``: the document a question names)."""
     return q.SpanFilter(
         workspace=workspace,
         doc_types=query.doc_types,
@@ -58,6 +59,21 @@ def span_filter(query: Query, workspace: str) -> q.SpanFilter:
         phrase_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.phrases),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
+        doc_ids=doc_ids,
+    )
+
+
+def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...]) -> LexicalQuery:
+    """The same restrictions for the lexical index (the SQL filter still decides: this only keeps recall)."""
+    return LexicalQuery(
+        text=text,
+        phrases=query.phrases,
+        excluded_terms=query.excluded_terms,
+        excluded_phrases=query.excluded_phrases,
+        doc_ids=doc_ids,
+        doc_types=query.doc_types,
+        page_ranges=query.pages,
+        section_keys=query.sections,
     )
 
 
@@ -70,8 +86,22 @@ def named_sections(query: Query) -> NamedSections:
     return NamedSections(query.sections, lookup_only)
 
 
+def named_document(index: LexicalIndex, query: Query) -> DocMatch | None:
+    """The document the question names (none when it uses ``doc:`` or names none clearly)."""
+    if query.docs:
+        return None
+    terms = name_terms(index.analyze, SECTION_REF.sub(" ", query.text))
+    return choose(index.documents(terms, 5), index.name_doc_freq, index.document_count())
+
+
 def run_search(
-    store: PgStore, embedder: Embedder, workspace: str, raw: str, k: int, settings: FusionSettings
+    store: PgStore,
+    embedder: Embedder,
+    lexicon: Lexicon,
+    workspace: str,
+    raw: str,
+    k: int,
+    settings: FusionSettings,
 ) -> SearchOutcome:
     """Run one query end to end (see the module docstring)."""
     if k < 1:
@@ -79,31 +109,55 @@ def run_search(
     query = parse_query(raw)
     if query.is_empty:
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
-    span_f = span_filter(query, workspace)
-    vector = embedder.embed([query.search_text])[0]
-    base = {"text": query.search_text, "limit": LEG_DEPTH, "vector": vector}
+    lexicon.sync(store, workspace)
+    index = lexicon.index(workspace)
+    match = named_document(index, query) if settings.documents else None
+    doc_ids = (match.doc_id,) if match else ()
+    text = query.search_text
+    if match is not None:
+        text = strip_naming(index.analyze, text, match.terms) or text
+    span_f = span_filter(query, workspace, doc_ids)
     dense_rows: list[Row] = []
     sparse_rows: list[Row] = []
+    scores: dict[tuple[str, int, int], float] = {}
     if "dense" in settings.legs:
+        vector = embedder.embed([text])[0]
         dense_sql, params = q.dense_leg(span_f, embedder.dim)
-        dense_rows = store.run_leg(dense_sql, {**params, **base})
+        dense_rows = store.run_leg(dense_sql, {**params, "text": text, "limit": settings.dense_depth, "vector": vector})
     if "sparse" in settings.legs:
-        sparse_sql, params = q.sparse_leg(span_f)
-        sparse_rows = store.run_leg(sparse_sql, {**params, **base})
-    rows, candidates = _candidates(dense_rows, sparse_rows)
+        ranked = index.search(lexical_query(query, text, doc_ids), settings.sparse_depth)
+        scores = {h.key: h.score for h in ranked}
+        sparse_rows = keyed_rows(store, span_f, text, ranked)
+    rows, candidates = _candidates(dense_rows, sparse_rows, scores)
     scored = fuse(candidates, settings, named_sections(query))
     admitted = [s for s in scored if s.admitted][:k]
     hits = [
         hit_from_row(
             rows[s.candidate.key],
             score=round(s.score, 6),
-            reasons=_reasons(s, query),
+            reasons=_reasons(s, query, match),
             confidence=_confidence(embedder, s, rank, settings, query),
         )
         for rank, s in enumerate(admitted, start=1)
     ]
-    trace = _trace(query, embedder, settings, scored, rows, len(hits))
+    trace = _trace(query, embedder, settings, scored, rows, len(hits), match)
     return SearchOutcome(hits, trace)
+
+
+def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[Row]:
+    """The lexical index's spans read from PostgreSQL (which re-applies every filter), in the index's order."""
+    if not ranked:
+        return []
+    sql_text, params = q.keyed_leg(span_f)
+    params = {
+        **params,
+        "text": text,
+        "key_docs": [h.key[0] for h in ranked],
+        "key_pages": [h.key[1] for h in ranked],
+        "key_ordinals": [h.key[2] for h in ranked],
+    }
+    by_key = {_key(r): r for r in store.run_leg(sql_text, params)}
+    return [by_key[h.key] for h in ranked if h.key in by_key]
 
 
 def _confidence(embedder: Embedder, s: Scored, rank: int, settings: FusionSettings, query: Query) -> float | None:
@@ -118,8 +172,9 @@ def _key(row: Row) -> tuple[str, int, int]:
 
 
 def _candidates(
-    dense_rows: list[Row], sparse_rows: list[Row]
+    dense_rows: list[Row], sparse_rows: list[Row], bm25: dict[tuple[str, int, int], float]
 ) -> tuple[dict[tuple[str, int, int], Row], list[Candidate]]:
+    """Candidates of both legs; a span's ``sparse_score`` is its BM25 score over the best one of the query."""
     rows: dict[tuple[str, int, int], Row] = {}
     fields: dict[tuple[str, int, int], dict[str, Any]] = {}
     dense_sorted = sorted(dense_rows, key=lambda r: (-float(r["cosine"]), _key(r)))
@@ -127,10 +182,11 @@ def _candidates(
         key = _key(row)
         rows[key] = row
         fields.setdefault(key, {}).update(dense_rank=rank, cosine=round(float(row["cosine"]), 6))
+    best = max(bm25.values(), default=0.0) or 1.0
     for rank, row in enumerate(sparse_rows, start=1):
         key = _key(row)
         rows.setdefault(key, row)
-        fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=round(float(row["rank_score"]), 6))
+        fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=round(bm25.get(key, 0.0) / best, 6))
     candidates = [
         Candidate(
             key=key,
@@ -144,10 +200,12 @@ def _candidates(
     return rows, candidates
 
 
-def _reasons(s: Scored, query: Query) -> list[str]:
+def _reasons(s: Scored, query: Query, match: DocMatch | None = None) -> list[str]:
     reasons = list(s.reasons)
     if query.phrases:
         reasons.append("phrase_match")
+    if match is not None:
+        reasons.append("document_named")
     return reasons
 
 
@@ -158,6 +216,7 @@ def _trace(
     scored: list[Scored],
     rows: dict[tuple[str, int, int], Row],
     hits: int,
+    match: DocMatch | None,
 ) -> ExplainTrace:
     candidates = []
     for s in scored:
@@ -181,7 +240,7 @@ def _trace(
                 score=round(s.score, 6),
                 admitted=s.admitted,
                 rejected_because=s.rejected_because,
-                match_reasons=_reasons(s, query),
+                match_reasons=_reasons(s, query, match),
             )
         )
     abstain = None
@@ -192,6 +251,8 @@ def _trace(
             if not scored
             else "no candidate reached the similarity floor or matched every full-text term"
         )
+        if not scored and match is not None and query.sections:
+            reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
         abstain = AbstainTrace(
             reason=reason,
             best_cosine=record.best_cosine,
@@ -199,7 +260,15 @@ def _trace(
             candidates=record.candidates,
             rejected=record.rejected,
         )
-    parsed = {k: v for k, v in dataclasses.asdict(query).items() if v not in ((), "")}
+    parsed: dict[str, Any] = {k: v for k, v in dataclasses.asdict(query).items() if v not in ((), "")}
+    if match is not None:
+        parsed["document"] = {
+            "doc_id": match.doc_id,
+            "source": next((str(r["source"]) for r in rows.values() if r["doc_id"] == match.doc_id), None),
+            "naming_terms": list(match.terms),
+            "score": round(match.score, 4),
+            "runner_up": round(match.runner_up, 4),
+        }
     return ExplainTrace(
         query=query.raw,
         parsed=parsed,

@@ -121,10 +121,49 @@ class PgStore:
         return existed, [i for i in ids if not self._doc_id_in_use(i)]
 
     def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
-        """Remove one document; returns whether it existed and whether no workspace holds its bytes any more."""
+        """Remove one document (and tell the lexical index, in the same transaction); returns whether it existed
+        and whether no workspace holds its bytes any more."""
         with self.scoped(workspace) as conn:
             existed = conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
+            if existed:
+                DocumentWriter(conn).announce(workspace, doc_id, "delete")
         return existed, existed and not self._doc_id_in_use(doc_id)
+
+    def outbox_head(self, workspace: str) -> tuple[str, int] | None:
+        """``(generation, last seq)`` of a workspace's lexical outbox: the generation changes when a workspace of
+        that name is deleted and made again. ``None`` when the workspace does not exist."""
+        with self.scoped(workspace) as conn:
+            row = conn.execute(q.SELECT_OUTBOX_HEAD, {"workspace": workspace}).fetchone()
+        return None if row is None else (str(row["generation"]), int(row["head"]))
+
+    def outbox_after(self, workspace: str, after: int) -> list[tuple[int, str, str]]:
+        """``(seq, doc_id, op)`` of the outbox rows past ``after``, in commit order."""
+        with self.scoped(workspace) as conn:
+            rows = conn.execute(q.SELECT_OUTBOX_AFTER, {"workspace": workspace, "after": after}).fetchall()
+        return [(int(r["seq"]), str(r["doc_id"]), str(r["op"])) for r in rows]
+
+    def lexical_spans(self, workspace: str, doc_ids: Sequence[str] | None) -> Iterator[Row]:
+        """What the lexical index needs of each span of these documents (of every document: ``None``), streamed."""
+        statement = q.SELECT_ALL_LEXICAL_SPANS if doc_ids is None else q.SELECT_LEXICAL_SPANS
+        params = {"workspace": workspace, "doc_ids": list(doc_ids or ())}
+        with self.scoped(workspace) as conn, conn.cursor(name="lexical_spans") as cur:
+            cur.itersize = 1000
+            cur.execute(statement, params)
+            yield from cur
+
+    def lexical_documents(
+        self, workspace: str, doc_ids: Sequence[str] | None, front_pages: int, front_chars: int
+    ) -> list[Row]:
+        """Each document's source, type and the text of its first pages (units), for the document index."""
+        statement = q.SELECT_ALL_LEXICAL_DOCUMENTS if doc_ids is None else q.SELECT_LEXICAL_DOCUMENTS
+        params = {
+            "workspace": workspace,
+            "doc_ids": list(doc_ids or ()),
+            "front_pages": front_pages,
+            "front_chars": front_chars,
+        }
+        with self.scoped(workspace) as conn:
+            return conn.execute(statement, params).fetchall()
 
     def _doc_id_in_use(self, doc_id: str) -> bool:
         with self.scoped(CATALOGUE) as conn:
@@ -244,6 +283,13 @@ class DocumentWriter:
     def blocks(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Block rows of one page."""
         self._many(q.INSERT_BLOCK, rows)
+
+    def announce(self, workspace: str, doc_id: str, op: str) -> None:
+        """Tell the lexical index (through its outbox) that a document was stored (``upsert``) or removed
+        (``delete``). Call it last in the transaction: it takes the workspace's outbox lock until commit, so that
+        outbox rows of one workspace are numbered in commit order."""
+        self._conn.execute(q.LOCK_OUTBOX, {"workspace": workspace})
+        self._conn.execute(q.INSERT_OUTBOX, {"workspace": workspace, "doc_id": doc_id, "op": op})
 
     def spans(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Span rows (``boxes`` and ``locator`` as plain JSON values, ``embedding`` as a numpy vector)."""

@@ -90,6 +90,36 @@ SELECT_DOC_SPANS = sql.SQL(
     "SELECT page_number, ordinal, char_start, char_end, text, boxes, locator FROM spans"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s ORDER BY page_number, ordinal"
 )
+LOCK_OUTBOX = sql.SQL("SELECT pg_advisory_xact_lock(hashtextextended('nexus.outbox:' || %(workspace)s, 0))")
+INSERT_OUTBOX = sql.SQL("INSERT INTO lexical_outbox (workspace, doc_id, op) VALUES (%(workspace)s, %(doc_id)s, %(op)s)")
+SELECT_OUTBOX_HEAD = sql.SQL(
+    "SELECT w.created_at::text AS generation,"
+    " (SELECT coalesce(max(o.seq), 0) FROM lexical_outbox o WHERE o.workspace = w.name) AS head"
+    " FROM workspaces w WHERE w.name = %(workspace)s"
+)
+SELECT_OUTBOX_AFTER = sql.SQL(
+    "SELECT seq, doc_id, op FROM lexical_outbox WHERE workspace = %(workspace)s AND seq > %(after)s ORDER BY seq"
+)
+_LEXICAL_SPANS = (
+    "SELECT s.doc_id, s.page_number, s.ordinal, s.text, s.section, s.section_path, s.heading_path, d.source,"
+    " d.doc_type, p.locator IS NULL AS paged"
+    " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
+    " WHERE s.workspace = %(workspace)s"
+)
+SELECT_LEXICAL_SPANS = sql.SQL(
+    _LEXICAL_SPANS + " AND s.doc_id = ANY(%(doc_ids)s) ORDER BY s.doc_id, s.page_number, s.ordinal"
+)
+SELECT_ALL_LEXICAL_SPANS = sql.SQL(_LEXICAL_SPANS + " ORDER BY s.doc_id, s.page_number, s.ordinal")
+_LEXICAL_DOCUMENTS = (
+    "SELECT d.doc_id, d.source, d.doc_type,"
+    " left((SELECT string_agg(p.text, E'\\n' ORDER BY p.page_number) FROM pages p"
+    " WHERE p.workspace = d.workspace AND p.doc_id = d.doc_id AND p.page_number <= %(front_pages)s),"
+    " %(front_chars)s) AS front"
+    " FROM documents d WHERE d.workspace = %(workspace)s"
+)
+SELECT_LEXICAL_DOCUMENTS = sql.SQL(_LEXICAL_DOCUMENTS + " AND d.doc_id = ANY(%(doc_ids)s) ORDER BY d.doc_id")
+SELECT_ALL_LEXICAL_DOCUMENTS = sql.SQL(_LEXICAL_DOCUMENTS + " ORDER BY d.doc_id")
 COUNT_WORKSPACE = sql.SQL(
     "SELECT (SELECT count(*) FROM documents WHERE workspace = %(workspace)s) AS documents,"
     " (SELECT count(*) FROM pages WHERE workspace = %(workspace)s) AS pages,"
@@ -118,6 +148,7 @@ class SpanFilter:
         phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
         excluded_likes: patterns none of which may match.
         excluded_terms: words whose full-text match excludes a span.
+        doc_ids: the span's document is one of these (none: any); set when a question names its document.
     """
 
     workspace: str
@@ -129,9 +160,11 @@ class SpanFilter:
     phrase_likes: tuple[str, ...] = ()
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
 
 
-_FOLDED_TEXT = "lower(regexp_replace(s.text, '\\s+', ' ', 'g'))"
+#: The span's text lower-cased with every run of white space (no-break spaces included) folded to one space.
+_FOLDED_TEXT = "lower(regexp_replace(s.text, '[\\s\u00a0\u2007\u202f]+', ' ', 'g'))"
 
 
 def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
@@ -141,6 +174,9 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     """
     clauses = [sql.SQL("s.workspace = %(workspace)s")]
     params: dict[str, Any] = {"workspace": f.workspace}
+    if f.doc_ids:
+        clauses.append(sql.SQL("s.doc_id = ANY(%(doc_ids)s)"))
+        params["doc_ids"] = list(f.doc_ids)
     if f.doc_types:
         clauses.append(sql.SQL("d.doc_type = ANY(%(doc_types)s)"))
         params["doc_types"] = list(f.doc_types)
@@ -195,7 +231,6 @@ _FROM = sql.SQL(
 _ALL_TERMS = sql.SQL(
     "(numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ plainto_tsquery('english', %(text)s))"
 )
-_ANY_TERM = sql.SQL("replace(plainto_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery")
 
 
 def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
@@ -218,14 +253,15 @@ def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
     return query, params
 
 
-def sparse_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
-    """Top ``%(limit)s`` spans sharing any term with ``%(text)s``, by ``ts_rank_cd``."""
+def keyed_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+    """The spans whose keys are given in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s`` (the lexical
+    index's ranking) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``."""
     where, params = span_filter_sql(f)
     query = sql.SQL(
-        "SELECT {cols}, ts_rank_cd(s.tsv, {any_term}) AS rank_score, {all_terms} AS fulltext_match {from_}"
-        " WHERE {where} AND numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ {any_term}"
-        " ORDER BY rank_score DESC, s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
-    ).format(cols=_HIT_COLUMNS, any_term=_ANY_TERM, all_terms=_ALL_TERMS, from_=_FROM, where=where)
+        "SELECT {cols}, {all_terms} AS fulltext_match {from_}"
+        " WHERE {where} AND (s.doc_id, s.page_number, s.ordinal) IN"
+        " (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))"
+    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, from_=_FROM, where=where)
     return query, params
 
 

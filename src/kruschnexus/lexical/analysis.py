@@ -1,0 +1,63 @@
+"""Pure text helpers of the lexical index: legal ids kept whole, and the words that name a document.
+
+The engine's tokenizer splits ``8.22.030(C)`` into ``8 22 030 c``: a phrase of those still matches, but as
+separate terms they say little. So each span also indexes its legal ids whole, lower-cased, with their ancestors
+(``8.22.030(c)``, ``8.22.030``), and a query's ids are looked up there.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ID = re.compile(
+    r"(?<![\w.])("
+    r"\d{1,4}(?:\.\d{1,4})+[a-z]?(?:\([a-z0-9]{1,4}\))*"  # 8.22.030(c), 2.01a
+    r"|\d{1,4}[a-z]?(?:\([a-z0-9]{1,4}\))+"  # 12(b)(6), 7(a)
+    r"|[a-z]{2,6}-\d{1,8}"  # inv-2002
+    r")(?![\w])",
+)
+_PARENS = re.compile(r"\([a-z0-9]{1,4}\)$")
+
+#: Corporate and public-body name endings: a capitalised run of words before one names a party.
+_ENTITY = re.compile(
+    r"\b((?:[A-Z][\w&.,'’-]*\s+){0,6}?(?:[A-Z][\w&'’-]*\s*)"
+    r"(?:Inc\.?|Incorporated|LLC|L\.L\.C\.|Ltd\.?|Limited|Corporation|Corp\.?|Company|Co\.|L\.P\.|LP|LLP|plc|PLC"
+    r"|N\.A\.|GmbH|S\.A\.|AG|B\.V\.|Trust|Bank|Foundation|Association|Partners|Group))"
+)
+
+
+def legal_ids(text: str) -> list[str]:
+    """Legal ids in ``text``, lower-cased, each followed by its ancestors, without repeats, in order.
+
+    >>> legal_ids("under Section 8.22.030(C) and Rule 12(b)(6)")
+    ['8.22.030(c)', '8.22.030', '8.22', '12(b)(6)', '12(b)', '12']
+    """
+    out: dict[str, None] = {}
+    for m in _ID.finditer(text.lower()):
+        value = m.group(1)
+        while value:
+            out.setdefault(value, None)
+            value = _parent(value)
+    return list(out)
+
+
+def _parent(value: str) -> str:
+    if _PARENS.search(value):
+        return _PARENS.sub("", value)
+    if "." in value:
+        head = value.rsplit(".", 1)[0]
+        return head if re.fullmatch(r"[\d.]+", head) and "." in head else ""
+    return ""
+
+
+def entity_names(text: str) -> list[str]:
+    """Names of parties in ``text``: capitalised word runs ending in a corporate or public-body suffix."""
+    return list(dict.fromkeys(" ".join(m.group(1).split()) for m in _ENTITY.finditer(text)))
+
+
+def file_words(source: str) -> str:
+    """A file name as words: ``ALCOSTORESINC_12_14_2005-EX-10.26-AGENCY AGREEMENT.pdf`` ->
+    ``ALCOSTORESINC 12 14 2005 EX 10.26 AGENCY AGREEMENT``; ``KarYopharmLease`` -> ``Kar Yopharm Lease``."""
+    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", source)
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem)
+    return " ".join(re.split(r"[_\-\s,()]+", spaced)).strip()

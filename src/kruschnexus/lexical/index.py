@@ -1,0 +1,126 @@
+"""What the lexical index stores and answers, and the interface an engine implements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+SpanKey = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class SpanEntry:
+    """One span as indexed.
+
+    Attributes:
+        text: the span's stored text (phrases match here).
+        context: what the span sits under: document title, heading path, section id (ranked, never quoted).
+        ids: legal ids of the text and section, whole and lower-cased (:func:`~.analysis.legal_ids`).
+        section_keys: the span's section id and its ancestors (what a ``section:`` filter may name).
+        paged: the span is on a physical page (``page:`` filters apply), not in a unit of an unpaged format.
+    """
+
+    doc_id: str
+    page_number: int
+    ordinal: int
+    text: str
+    context: str
+    ids: tuple[str, ...]
+    section_keys: tuple[str, ...]
+    doc_type: str | None
+    paged: bool
+
+    @property
+    def key(self) -> SpanKey:
+        """``(doc_id, page_number, ordinal)``, the span's primary key."""
+        return (self.doc_id, self.page_number, self.ordinal)
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    """One document as the document index holds it: ``name`` (title, parties, file name) and ``front`` (the text
+    of its first pages)."""
+
+    doc_id: str
+    name: str
+    front: str
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    """A search of the span index. ``text`` is ranked (BM25 over text and context, ids boosted); every other field
+    restricts: phrases must occur, excluded terms and phrases must not, and the span must be in one of
+    ``doc_ids``/``doc_types``, on one of ``page_ranges`` and under one of ``section_keys`` when those are given."""
+
+    text: str
+    phrases: tuple[str, ...] = ()
+    excluded_terms: tuple[str, ...] = ()
+    excluded_phrases: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] = ()
+    page_ranges: tuple[tuple[int, int], ...] = ()
+    section_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    """A span the lexical index ranked, with its BM25 score."""
+
+    key: SpanKey
+    score: float
+
+
+@dataclass(frozen=True)
+class DocHit:
+    """A document whose name or first pages match a question: ``score`` over its name, ``front`` over its first
+    pages, and the question's analysed terms that occur in its name."""
+
+    doc_id: str
+    score: float
+    front: float
+    name_terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """How far an index has applied its workspace's outbox: ``generation`` tells a workspace from an older one of
+    the same name; ``applied`` is the last outbox ``seq`` applied."""
+
+    generation: str
+    applied: int
+
+
+class LexicalIndex(Protocol):
+    """One workspace's lexical index. Writes are made visible together by :meth:`commit`."""
+
+    @property
+    def state(self) -> IndexState | None:
+        """The last committed state (``None``: empty or unreadable, so rebuild)."""
+
+    def analyze(self, text: str) -> list[str]:
+        """Terms of ``text`` as the index analyses them (lower-cased, stemmed)."""
+
+    def replace(self, doc_ids: Iterable[str], spans: Iterable[SpanEntry], docs: Iterable[DocEntry]) -> int:
+        """Remove every entry of ``doc_ids``, then add ``spans`` and ``docs``; returns spans added."""
+
+    def clear(self) -> None:
+        """Remove everything (before a rebuild)."""
+
+    def commit(self, state: IndexState) -> None:
+        """Make the writes since the last commit visible, recording ``state``."""
+
+    def search(self, query: LexicalQuery, limit: int) -> list[LexicalHit]:
+        """The best spans for ``query``, best first."""
+
+    def documents(self, terms: list[str], limit: int) -> list[DocHit]:
+        """Documents whose name (or first pages) match the analysed ``terms``, best first."""
+
+    def name_doc_freq(self, term: str) -> int:
+        """How many document names hold the analysed ``term``."""
+
+    def document_count(self) -> int:
+        """Documents in the document index."""
+
+    def close(self) -> None:
+        """Release files and locks."""

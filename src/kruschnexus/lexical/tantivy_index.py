@@ -1,0 +1,305 @@
+"""The default lexical engine: Tantivy (``tantivy`` on PyPI, the official Python bindings), Okapi BM25.
+
+One workspace = one folder with two indexes: ``spans/`` (what searches rank) and ``documents/`` (which document a
+question names), and ``state.json`` (the outbox position applied). Statistics (IDF, average length) are per
+workspace, so one workspace never shapes another's ranking. Tantivy scores with BM25, k1 = 1.2, b = 0.75
+(Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009).
+
+Text is analysed by one analyzer (:data:`ANALYZER`), registered on every index and used for queries too: split on
+anything not a letter or digit (so a no-break space separates words like any space), tokens over 40 bytes dropped,
+lower-cased, folded to ASCII, English (Porter2) stems.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from kruschnexus.errors import StoreError
+from kruschnexus.lexical.analysis import legal_ids
+from kruschnexus.lexical.index import DocEntry, DocHit, IndexState, LexicalHit, LexicalQuery, SpanEntry
+
+#: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
+FORMAT = "tantivy-1"
+ANALYZER = "nexus_en"
+#: Weights of the span fields in the ranked part of a query.
+CONTEXT_BOOST = 0.5
+IDS_BOOST = 2.0
+#: Weight of a document's first pages against its name in the document index.
+FRONT_BOOST = 0.3
+_WRITER_HEAP = 50_000_000
+
+
+def build_analyzer() -> tantivy.TextAnalyzer:
+    """The one analyzer of indexed text and queries (see the module docstring)."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _span_schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
+    b.add_unsigned_field("page_number", stored=True, indexed=True, fast=True)
+    b.add_unsigned_field("ordinal", stored=True)
+    b.add_unsigned_field("paged", indexed=True, fast=True)
+    b.add_text_field("text", tokenizer_name=ANALYZER, index_option="position")
+    b.add_text_field("context", tokenizer_name=ANALYZER, index_option="freq")
+    b.add_text_field("ids", tokenizer_name="raw", index_option="freq")
+    b.add_text_field("section_keys", tokenizer_name="raw", index_option="basic")
+    b.add_text_field("doc_type", tokenizer_name="raw", index_option="basic")
+    return b.build()
+
+
+def _doc_schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
+    b.add_text_field("name", tokenizer_name=ANALYZER, index_option="position")
+    b.add_text_field("front", tokenizer_name=ANALYZER, index_option="freq")
+    return b.build()
+
+
+class TantivyIndex:
+    """The lexical index of one workspace in ``folder`` (created if missing). Writers must hold the folder's lock
+    (:class:`~kruschnexus.lexical.sync.Lexicon` does)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.analyzer = build_analyzer()
+        try:
+            self._spans = self._open(folder / "spans", _span_schema())
+            self._docs = self._open(folder / "documents", _doc_schema())
+        except (ValueError, OSError) as exc:
+            raise StoreError(f"cannot open the lexical index in {folder}: {exc}") from exc
+        self._writers: tuple[Any, Any] | None = None
+
+    def _open(self, path: Path, schema: tantivy.Schema) -> tantivy.Index:
+        path.mkdir(parents=True, exist_ok=True)
+        index = tantivy.Index(schema, path=str(path), reuse=True)
+        index.register_tokenizer(ANALYZER, self.analyzer)
+        return index
+
+    @property
+    def state(self) -> IndexState | None:
+        """The state recorded by the last commit, or ``None`` (missing, unreadable or another format)."""
+        try:
+            data = json.loads((self.folder / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        try:
+            return IndexState(str(data["generation"]), int(data["applied"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def analyze(self, text: str) -> list[str]:
+        """Terms of ``text`` as indexed."""
+        return [str(t) for t in self.analyzer.analyze(text)]
+
+    def _writer_pair(self) -> tuple[Any, Any]:
+        if self._writers is None:
+            self._writers = (
+                self._spans.writer(heap_size=_WRITER_HEAP, num_threads=1),
+                self._docs.writer(heap_size=15_000_000, num_threads=1),
+            )
+        return self._writers
+
+    def replace(self, doc_ids: Iterable[str], spans: Iterable[SpanEntry], docs: Iterable[DocEntry]) -> int:
+        """Remove the documents' entries, add the new ones (visible at :meth:`commit`)."""
+        span_writer, doc_writer = self._writer_pair()
+        for doc_id in doc_ids:
+            span_writer.delete_documents_by_term("doc_id", doc_id)
+            doc_writer.delete_documents_by_term("doc_id", doc_id)
+        added = 0
+        for s in spans:
+            span_writer.add_document(_span_document(s))
+            added += 1
+        for d in docs:
+            doc_writer.add_document(tantivy.Document(doc_id=d.doc_id, name=d.name, front=d.front))
+        return added
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        span_writer, doc_writer = self._writer_pair()
+        span_writer.delete_all_documents()
+        doc_writer.delete_all_documents()
+
+    def commit(self, state: IndexState) -> None:
+        """Commit both indexes, then record ``state`` (atomically replaced)."""
+        if self._writers is not None:
+            for writer in self._writers:
+                writer.commit()
+                writer.wait_merging_threads()
+            self._writers = None
+        tmp = self.folder / "state.json.tmp"
+        tmp.write_text(json.dumps({"format": FORMAT, "generation": state.generation, "applied": state.applied}))
+        os.replace(tmp, self.folder / "state.json")
+        self._spans.reload()
+        self._docs.reload()
+
+    def close(self) -> None:
+        """Drop uncommitted writes and release the writer locks."""
+        if self._writers is not None:
+            for writer in self._writers:
+                writer.rollback()
+            self._writers = None
+
+    def search(self, query: LexicalQuery, limit: int) -> list[LexicalHit]:
+        """Best spans first; ties broken by key so results never depend on segment layout."""
+        built = self._span_query(query)
+        if built is None:
+            return []
+        self._spans.reload()
+        searcher = self._spans.searcher()
+        hits = []
+        for score, address in searcher.search(built, limit).hits:
+            doc = searcher.doc(address)
+            key = (str(doc["doc_id"][0]), int(doc["page_number"][0]), int(doc["ordinal"][0]))
+            hits.append(LexicalHit(key, float(score)))
+        return sorted(hits, key=lambda h: (-h.score, h.key))
+
+    def documents(self, terms: list[str], limit: int) -> list[DocHit]:
+        """Documents by BM25 of analysed ``terms`` over their names (first pages weighted :data:`FRONT_BOOST`)."""
+        if not terms:
+            return []
+        schema = self._docs.schema
+        self._docs.reload()
+        searcher = self._docs.searcher()
+        name_q = _any_of(schema, "name", terms)
+        front_q = _any_of(schema, "front", terms)
+        combined = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, FRONT_BOOST))]
+        )
+        out = []
+        for _, address in searcher.search(combined, limit).hits:
+            doc = searcher.doc(address)
+            doc_id = str(doc["doc_id"][0])
+            only = tantivy.Query.term_query(schema, "doc_id", doc_id)
+            name_score = _score(searcher, name_q, only)
+            front_score = _score(searcher, front_q, only)
+            matched = tuple(
+                t
+                for t in terms
+                if searcher.search(_all_of(schema, [tantivy.Query.term_query(schema, "name", t), only]), 1).hits
+            )
+            out.append(DocHit(doc_id, name_score, front_score, matched))
+        return sorted(out, key=lambda h: (-h.score, -h.front, h.doc_id))
+
+    def name_doc_freq(self, term: str) -> int:
+        """How many document names hold the analysed ``term``."""
+        return int(self._docs.searcher().doc_freq("name", term))
+
+    def document_count(self) -> int:
+        """Documents in the document index."""
+        return int(self._docs.searcher().num_docs)
+
+    def _span_query(self, query: LexicalQuery) -> tantivy.Query | None:
+        schema = self._spans.schema
+        terms = list(dict.fromkeys(self.analyze(query.text)))
+        ranked: list[tantivy.Query] = []
+        if terms:
+            ranked.append(_any_of(schema, "text", terms))
+            ranked.append(tantivy.Query.boost_query(_any_of(schema, "context", terms), CONTEXT_BOOST))
+        ids = legal_ids(query.text)
+        if ids:
+            ranked.append(tantivy.Query.boost_query(_any_of(schema, "ids", ids), IDS_BOOST))
+        musts: list[tantivy.Query] = [q for q in (self._phrase(schema, p) for p in query.phrases) if q is not None]
+        if not ranked and not musts:
+            return None
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        if ranked:
+            clauses.append((tantivy.Occur.Must, _either(ranked)))
+        clauses.extend((tantivy.Occur.Must, q) for q in musts)
+        clauses.extend((tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in _filters(schema, query))
+        for term in query.excluded_terms:
+            for t in self.analyze(term):
+                clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "text", t)))
+        for phrase in query.excluded_phrases:
+            excluded = self._phrase(schema, phrase)
+            if excluded is not None:
+                clauses.append((tantivy.Occur.MustNot, excluded))
+        return tantivy.Query.boolean_query(clauses)
+
+    def _phrase(self, schema: tantivy.Schema, phrase: str) -> tantivy.Query | None:
+        words = self.analyze(phrase)
+        if not words:
+            return None
+        if len(words) == 1:
+            return tantivy.Query.term_query(schema, "text", words[0])
+        sequence: list[str | tuple[int, str]] = list(words)
+        return tantivy.Query.phrase_query(schema, "text", sequence)
+
+
+def _span_document(s: SpanEntry) -> tantivy.Document:
+    doc = tantivy.Document()
+    doc.add_text("doc_id", s.doc_id)
+    doc.add_unsigned("page_number", s.page_number)
+    doc.add_unsigned("ordinal", s.ordinal)
+    doc.add_unsigned("paged", int(s.paged))
+    doc.add_text("text", s.text)
+    doc.add_text("context", s.context)
+    for value in s.ids:
+        doc.add_text("ids", value)
+    for value in s.section_keys:
+        doc.add_text("section_keys", value)
+    if s.doc_type is not None:
+        doc.add_text("doc_type", s.doc_type)
+    return doc
+
+
+def _filters(schema: tantivy.Schema, query: LexicalQuery) -> list[tantivy.Query]:
+    out = []
+    if query.doc_ids:
+        out.append(tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids)))
+    if query.doc_types:
+        out.append(tantivy.Query.term_set_query(schema, "doc_type", list(query.doc_types)))
+    if query.section_keys:
+        out.append(tantivy.Query.term_set_query(schema, "section_keys", list(query.section_keys)))
+    if query.page_ranges:
+        ranges = [
+            tantivy.Query.range_query(schema, "page_number", tantivy.FieldType.Unsigned, lo, hi)
+            for lo, hi in query.page_ranges
+        ]
+        out.append(tantivy.Query.term_query(schema, "paged", 1))
+        out.append(_either(ranges))
+    return out
+
+
+def _any_of(schema: tantivy.Schema, field: str, terms: list[str]) -> tantivy.Query:
+    return _either([tantivy.Query.term_query(schema, field, t, index_option="freq") for t in terms])
+
+
+def _either(queries: list[tantivy.Query]) -> tantivy.Query:
+    if len(queries) == 1:
+        return queries[0]
+    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+
+def _all_of(schema: tantivy.Schema, queries: list[tantivy.Query]) -> tantivy.Query:
+    return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in queries])
+
+
+def _score(searcher: Any, scored: tantivy.Query, only: tantivy.Query) -> float:
+    both = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, scored), (tantivy.Occur.Must, tantivy.Query.const_score_query(only, 0.0))]
+    )
+    hits = searcher.search(both, 1).hits
+    return float(hits[0][0]) if hits else 0.0
+
+
+def remove_index(folder: Path) -> None:
+    """Delete a workspace's index folder (the workspace is gone)."""
+    if folder.exists():
+        shutil.rmtree(folder)
