@@ -2,12 +2,13 @@
 
 Usage (from the repository root)::
 
-    python scripts/calibrate.py eval/corpus.jsonl --corpus ../shared/corpus \\
+    python scripts/calibrate.py eval/corpus.jsonl --corpus ../shared/corpus [--split dev|test|all] \\
         [--workspace W] [--out src/kruschnexus/embed/assets/minilm-calibration.json]
 
 Ingests the suite's corpus like ``nexus eval`` (its own workspace unless ``--workspace``), sweeps the floor, prints
 the sweep, fits the calibrator at the chosen floor, prints its weights and ECE, and writes the asset the model
-loads (``--out``; nothing is written without it).
+loads (``--out``; nothing is written without it). ``--split dev`` fits on the suite's dev queries only (the
+``split`` field; ``all``, the default, uses every query); the corpus ingested is the same whatever the split.
 """
 
 from __future__ import annotations
@@ -32,20 +33,25 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--workspace", default=None)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="queries to fit on")
     args = parser.parse_args()
-    suite = load_suite(args.suite)
-    files = corpus_files(suite, args.corpus)
+    whole = load_suite(args.suite)
+    files = corpus_files(whole, args.corpus)
+    suite = whole.select(None if args.split == "all" else args.split)
     workspace = args.workspace or workspace_for(args.corpus)
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
         print(f"[calibrate] ingesting {len(files)} files into {workspace} ...", file=sys.stderr)
         failed = [r for r in corpus.ingest(files) if r.failed]
-        for r in failed:
-            print(f"[calibrate] failed: {r.path}: {r.reason}", file=sys.stderr)
-        print(f"[calibrate] sweeping the floor over {len(suite.queries)} queries ...", file=sys.stderr)
+        for result in failed:
+            print(f"[calibrate] failed: {result.path}: {result.reason}", file=sys.stderr)
+        print(
+            f"[calibrate] sweeping the floor over {len(suite.queries)} queries (split {args.split}) ...",
+            file=sys.stderr,
+        )
         rows = sweep_floor(corpus, suite, tick=lambda: print(".", end="", file=sys.stderr, flush=True))
         print(file=sys.stderr)
         chosen = choose_floor(rows)
-        print(f"model {corpus.embedder.model_id}; suite {suite.path.name}")
+        print(f"model {corpus.embedder.model_id}; suite {suite.path.name}; split {args.split}")
         print(f"{'floor':>6} {'answerable answered':>20} {'negatives []':>13}")
         for r in rows:
             mark = "  <- chosen" if r is chosen else ""

@@ -2,8 +2,9 @@
 
 Usage: ``python scripts/check_suite.py SUITE.jsonl --corpus DIR``
 
-Prints one line per gold passage that is not on its stated page, then a summary (size, ids, kind shares,
-families). Exit status 0 when everything checks out, 1 on any failure (including an invalid suite file).
+Prints one line per gold passage that is not on its stated page and per hard negative naming a section its
+document has, then a summary (size, ids, kind shares, splits, families, family x kind with dev/test counts).
+Exit status 0 when everything checks out, 1 on any failure (including an invalid suite file).
 The logic lives in ``kruschnexus.eval.gold``; this script only parses arguments and prints.
 """
 
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     report = check_gold(suite, args.corpus)
     for failure in report.failures:
         print(f"FAIL {failure}")
+    for failure in report.negative_failures:
+        print(f"FAIL negative {failure}")
     for line in report.summary_lines():
         print(line)
     return 0 if report.ok else 1

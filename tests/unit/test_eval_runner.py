@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from kruschnexus.eval.runner import QueryOutcome, score
+from kruschnexus.eval.runner import EvalReport, QueryOutcome, score
 from kruschnexus.eval.suite import SuiteQuery, parse_record
 from kruschnexus.eval.systems import EvalHit
 
@@ -54,3 +56,18 @@ def test_groups_count_each_metric_from_raw_outcomes() -> None:
 def test_ece_is_absent_without_confidences() -> None:
     groups = score([QueryOutcome.of(q("1", "lookup"), [hit(2, "office space", confidence=None)])])
     assert groups["overall"].ece is None
+
+
+def test_report_names_the_split_it_ran(tmp_path: Path) -> None:
+    whole = EvalReport(tmp_path / "s.jsonl", tmp_path, "eval-x", 5, {})
+    assert whole.split is None and whole.split_name == "all" and whole.to_json()["split"] == "all"
+    dev = EvalReport(tmp_path / "s.jsonl", tmp_path, "eval-x", 5, {}, split="dev")
+    assert dev.to_json()["split"] == "dev"
+
+
+def test_eval_command_offers_the_split_option() -> None:
+    from kruschnexus.cli.evaluate import command
+
+    option = next(p for p in command.params if p.name == "split")
+    assert option.default == "all"
+    assert list(getattr(option.type, "choices", [])) == ["dev", "test", "all"]

@@ -13,6 +13,10 @@ from kruschnexus.config import Settings
 from kruschnexus.errors import ConfigError
 from kruschnexus.eval.plot import reliability_png
 from kruschnexus.eval.runner import SYSTEMS, evaluate
+from kruschnexus.eval.suite import Split
+
+#: ``--split`` choices and the split each selects (``all``: every query).
+_SPLITS: dict[str, Split | None] = {"dev": "dev", "test": "test", "all": None}
 
 
 class _Bar:
@@ -50,6 +54,13 @@ class _Bar:
 )
 @click.option("--workspace", "-w", default=None, help="Workspace to ingest into (default: eval-<hash of the folder>).")
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Hits per query.")
+@click.option(
+    "--split",
+    type=click.Choice(["dev", "test", "all"]),
+    default="all",
+    show_default=True,
+    help="Score only the suite's dev or test queries (the `split` field); the corpus ingested is the same.",
+)
 @click.option("--all-files", is_flag=True, help="Ingest every file of the folder, not only the suite's formats.")
 @click.option(
     "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Write nexus's reliability diagram (PNG)."
@@ -61,6 +72,7 @@ def command(
     baselines: tuple[str, ...],
     workspace: str | None,
     k: int,
+    split: str,
     all_files: bool,
     plot: Path | None,
     as_json: bool,
@@ -69,7 +81,7 @@ def command(
     answerable queries answered [], ECE; per family and kind, with baselines beside nexus.
 
     Each figure is printed as a ratio with its raw counts. The corpus is ingested once into its own workspace
-    (a rerun skips unchanged files).
+    (a rerun skips unchanged files). `--split dev|test` scores only that split of the suite.
     """
     chosen = [b for b in baselines if b != "none"] if baselines else list(SYSTEMS[1:])
     settings = Settings.load()
@@ -83,12 +95,14 @@ def command(
             k=k,
             all_files=all_files,
             progress=_Bar(bar),
+            split=_SPLITS[split],
         )
     if plot is not None:
         overall = report.scores["nexus"]["overall"]
         if not overall.confidences:
             raise ConfigError("--plot: the embedding model has no calibration, so no hit carries a confidence")
-        reliability_png(plot, overall.confidences, overall.correct, f"nexus on {suite.name}")
+        title = f"nexus on {suite.name}" + ("" if report.split is None else f" ({report.split})")
+        reliability_png(plot, overall.confidences, overall.correct, title)
     if as_json:
         render.eval_json(report)
     else:

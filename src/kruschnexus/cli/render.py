@@ -212,13 +212,19 @@ def _cell(tally: Tally) -> str:
     return str(tally)
 
 
+def _query_count(report: EvalReport) -> int:
+    """Number of queries scored (every system runs the same ones)."""
+    return len(report.outcomes.get("nexus", []))
+
+
 def eval_report(report: EvalReport) -> None:
     """The evaluation: the product by family and kind, then every system side by side (never wrapped: a table
     of ratios with counts is unreadable folded to 80 columns)."""
     wide = Console(soft_wrap=True, highlight=False, width=max(out.width, 170))
     nexus = report.scores["nexus"]
     wide.print(
-        f"suite {report.suite} over {report.corpus} (workspace {report.workspace}; ingest: "
+        f"suite {report.suite} (split {report.split_name}, {_query_count(report)} queries) over {report.corpus}"
+        f" (workspace {report.workspace}; ingest: "
         + ", ".join(f"{n} {status}" for status, n in sorted(report.ingest.items()))
         + f"); k={report.k}"
     )

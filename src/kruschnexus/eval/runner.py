@@ -25,7 +25,7 @@ from kruschnexus.corpus import Corpus
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError
 from kruschnexus.eval.metrics import Tally, citation_correct, ece, is_relevant, ndcg_at_k, recall_at_k
-from kruschnexus.eval.suite import Suite, SuiteQuery, load_suite
+from kruschnexus.eval.suite import Split, Suite, SuiteQuery, load_suite
 from kruschnexus.eval.systems import EvalHit, NexusSystem, System
 from kruschnexus.ingest import FileResult
 
@@ -174,11 +174,19 @@ class EvalReport:
     ingest: dict[str, int]
     scores: dict[str, dict[str, GroupScore]] = field(default_factory=dict)
     outcomes: dict[str, list[QueryOutcome]] = field(default_factory=dict)
+    #: The split that was run (``dev`` or ``test``), or ``None`` for the whole suite.
+    split: Split | None = None
+
+    @property
+    def split_name(self) -> str:
+        """``dev``, ``test`` or ``all``."""
+        return self.split or "all"
 
     def to_json(self) -> dict[str, Any]:
         """The report as one JSON object."""
         return {
             "suite": str(self.suite),
+            "split": self.split_name,
             "corpus": str(self.corpus),
             "workspace": self.workspace,
             "k": self.k,
@@ -214,27 +222,32 @@ def evaluate(
     all_files: bool = False,
     embedder: Embedder | None = None,
     progress: EvalProgress | None = None,
+    split: Split | None = None,
 ) -> EvalReport:
     """Ingest ``corpus_dir`` (see :func:`corpus_files`) into its own workspace and score every system.
 
+    ``split`` (``dev`` or ``test``) runs only that split's queries; the corpus ingested is the same either way
+    (chosen from the whole suite), so every split is scored against the same workspace.
+
     Raises:
-        ConfigError: unknown system, a missing optional extra, a suite that cannot be read, or a missing corpus
-            folder or document.
+        ConfigError: unknown system, a missing optional extra, a suite that cannot be read (or has no query in
+            ``split``), or a missing corpus folder or document.
     """
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         raise ConfigError(f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEMS)}")
     if not corpus_dir.is_dir():
         raise ConfigError(f"{corpus_dir}: no such folder")
-    suite = load_suite(suite_path)
-    files = corpus_files(suite, corpus_dir, all_files)
+    whole = load_suite(suite_path)
+    files = corpus_files(whole, corpus_dir, all_files)
+    suite = whole.select(split)
     name = workspace or workspace_for(corpus_dir)
     with Corpus(workspace=name, settings=settings, embedder=embedder) as corpus:
         if progress is not None:
             progress.stage("ingest", len(files))
         results = corpus.ingest(files, progress=_IngestTicks(progress))
         counts = Counter(r.status for r in results)
-        report = EvalReport(suite_path, corpus_dir, name, k, dict(counts))
+        report = EvalReport(suite_path, corpus_dir, name, k, dict(counts), split=split)
         for system_name in ("nexus", *[s for s in systems if s != "nexus"]):
             system = _system(system_name, corpus, files, progress)
             if progress is not None:

@@ -1,8 +1,10 @@
 """Evaluation suites: a typed loader for the JSONL format of DESIGN.md ("Evaluation suite format").
 
-One JSON object per line, with exactly these keys (``null`` where a value does not apply)::
+One JSON object per line, with these keys (``null`` where a value does not apply), and no others::
 
-    {"id", "family", "query", "doc", "page", "section", "gold_text", "kind"}
+    {"id", "family", "query", "doc", "page", "section", "gold_text", "kind", "split"}
+
+``split`` is optional (absent means ``null``); every other key is required.
 
 - ``kind`` is ``lookup`` (a section reference), ``concept`` (a paraphrased question) or ``hard_negative``
   (nothing in the corpus answers it: the right answer is ``[]``).
@@ -12,6 +14,8 @@ One JSON object per line, with exactly these keys (``null`` where a value does n
   gold text sits in (``8.22.030(C)``, ``Article IX``), or ``null`` when the document has no numbering there.
 - A ``hard_negative`` has ``page``, ``section`` and ``gold_text`` null; ``doc`` may name the document the
   negative is about (``Section 8.22.999`` of one code), else it is null too.
+- ``split`` is ``dev`` (weights and the floor are fitted on it) or ``test`` (reported on, never fitted on), or
+  ``null`` for a suite that is not split. :meth:`Suite.select` keeps one split.
 
 Blank lines are skipped (they still count for line numbers). Every problem raises :class:`SuiteError`,
 which names the file, the 1-based line number and the field.
@@ -31,9 +35,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kruschnexus.errors import ConfigError
 
 Kind = Literal["lookup", "concept", "hard_negative"]
+Split = Literal["dev", "test"]
 
 #: Every kind, in the order reports list them.
 KINDS: tuple[Kind, ...] = ("concept", "lookup", "hard_negative")
+
+#: Every split, in the order reports list them.
+SPLITS: tuple[Split, ...] = ("dev", "test")
+
+_KIND_ORDER: dict[str, int] = {kind: n for n, kind in enumerate(KINDS)}
 
 
 class SuiteError(ConfigError):
@@ -69,6 +79,7 @@ class SuiteQuery(BaseModel):
     section: str | None = Field(min_length=1)
     gold_text: str | None = Field(min_length=1)
     kind: Kind
+    split: Split | None = None
 
     @property
     def is_negative(self) -> bool:
@@ -92,6 +103,30 @@ class Suite:
         """Number of queries per family, most frequent first (ties by name)."""
         counts = Counter(q.family for q in self.queries)
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+    def split_counts(self) -> dict[str, int]:
+        """Number of queries per split (``dev``, ``test``, then ``none`` for records without a split, if any)."""
+        counts: Counter[str] = Counter(q.split or "none" for q in self.queries)
+        names = [*SPLITS, *(["none"] if counts["none"] else [])]
+        return {name: counts[name] for name in names}
+
+    def family_kind_counts(self) -> dict[tuple[str, str], int]:
+        """Number of queries per (family, kind), families by name, kinds in :data:`KINDS` order."""
+        counts = Counter((q.family, q.kind) for q in self.queries)
+        return dict(sorted(counts.items(), key=lambda item: (item[0][0], _KIND_ORDER[item[0][1]])))
+
+    def select(self, split: Split | None) -> Suite:
+        """The queries of one split, in file order (``None``: the whole suite, unchanged).
+
+        Raises:
+            SuiteError: no query of the suite is in that split.
+        """
+        if split is None:
+            return self
+        queries = tuple(q for q in self.queries if q.split == split)
+        if not queries:
+            raise SuiteError(self.path, f"no query is in the {split!r} split")
+        return Suite(path=self.path, queries=queries)
 
     @property
     def positives(self) -> tuple[SuiteQuery, ...]:
