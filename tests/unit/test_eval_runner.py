@@ -66,8 +66,9 @@ def test_report_names_the_split_it_ran(tmp_path: Path) -> None:
 
 
 def test_eval_command_offers_the_split_option() -> None:
-    from kruschnexus.cli.evaluate import command
+    from kruschnexus.cli.app import cli
 
+    command = cli.commands["eval"]
     option = next(p for p in command.params if p.name == "split")
     assert option.default == "all"
     assert list(getattr(option.type, "choices", [])) == ["dev", "test", "all"]
