@@ -173,6 +173,8 @@ class Corpus:
             sparse_weight=s.sparse_weight,
             dense_depth=s.dense_depth,
             sparse_depth=s.sparse_depth,
+            coverage_floor=s.coverage_floor,
+            named_top=s.named_top,
             documents=s.document_match,
         )
 

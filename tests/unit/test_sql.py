@@ -39,7 +39,7 @@ def test_dense_leg_is_pinned() -> None:
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
         "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_likes",
-        "phrase_likes", "excluded_likes", "excluded_terms", "doc_ids",
+        "section_patterns", "phrase_likes", "excluded_likes", "excluded_terms", "doc_ids",
     }  # fmt: skip
 
 

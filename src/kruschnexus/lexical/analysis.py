@@ -10,19 +10,28 @@ from __future__ import annotations
 import re
 
 _ID = re.compile(
-    r"(?<![\w.])("
+    r"(?<![\w.$€£])("
     r"\d{1,4}(?:\.\d{1,4})+[a-z]?(?:\([a-z0-9]{1,4}\))*"  # 8.22.030(c), 2.01a
     r"|\d{1,4}[a-z]?(?:\([a-z0-9]{1,4}\))+"  # 12(b)(6), 7(a)
     r"|[a-z]{2,6}-\d{1,8}"  # inv-2002
     r")(?![\w])",
 )
+#: Function words and the words of a question ("what", "consider", "according"): a lexical query ranks by the
+#: rest, and none of them names a document. (Legal text is not full of "what", so left in, such a word would be
+#: rare, and its IDF would outweigh the words that matter.)
+STOPWORDS = frozenset(
+    """a about an and any are as at be been between by can consider could did do does for from had has have how i
+    if in into is it its may me must my of on or our per shall should so such than that the their them then there
+    these they this those to under upon us was we were what when where whether which who whom why will with within
+    without would you your according tell explain describe say says said please""".split()
+)
 _PARENS = re.compile(r"\([a-z0-9]{1,4}\)$")
 
 #: Corporate and public-body name endings: a capitalised run of words before one names a party.
 _ENTITY = re.compile(
-    r"\b((?:[A-Z][\w&.,'’-]*\s+){0,6}?(?:[A-Z][\w&'’-]*\s*)"
-    r"(?:Inc\.?|Incorporated|LLC|L\.L\.C\.|Ltd\.?|Limited|Corporation|Corp\.?|Company|Co\.|L\.P\.|LP|LLP|plc|PLC"
-    r"|N\.A\.|GmbH|S\.A\.|AG|B\.V\.|Trust|Bank|Foundation|Association|Partners|Group))"
+    r"\b((?:[A-Z][\w&.,'’-]*\s+){0,6}?(?:[A-Z][\w&'’-]*,?\s*)"
+    r"(?i:Inc\.?|Incorporated|LLC|L\.L\.C\.|Ltd\.?|Limited|Corporation|Corp\.?|Company|Co\.|L\.P\.|LP|LLP|plc"
+    r"|N\.A\.|GmbH|S\.A\.|AG|B\.V\.|Trust|Bank|Foundation|Association|Partners|Group))(?!\w)"
 )
 
 
@@ -38,6 +47,29 @@ def legal_ids(text: str) -> list[str]:
         while value:
             out.setdefault(value, None)
             value = _parent(value)
+    return list(out)
+
+
+_DIVISION = r"(?:article|art\.|exhibit|schedule|annex|appendix|part|title|chapter)"
+_LINE_MARKER = re.compile(
+    r"^[ \t]*(?:(" + _DIVISION + r")[ \t]+([ivxlcdm]+|\d+(?:\.\d+)*|[a-z]{1,2}(?:-\d+)?)(?![\w])"
+    r"|(?:(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*)?(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)"
+    r"(?:\.(?!\d)|(?=[ \t]+(?-i:[A-Z(“\"]))))",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def line_markers(text: str) -> list[str]:
+    """Section markers that open a line of ``text``, lower-cased: ``12.1``, ``20``, ``exhibit a``,
+    ``article iv``. A span cut from one block can hold the start of a section the chunker did not split at (a
+    ``12.1`` on the second line of ``12. Holidays``), or a division no heading tree holds (``EXHIBIT A``)."""
+    out: dict[str, None] = {}
+    for m in _LINE_MARKER.finditer(text):
+        if m.group(1):
+            label = "article" if m.group(1).lower() == "art." else m.group(1).lower()
+            out.setdefault(f"{label} {m.group(2).lower()}", None)
+        elif m.group(3):
+            out.setdefault(m.group(3).lower(), None)
     return list(out)
 
 

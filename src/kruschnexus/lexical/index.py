@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 SpanKey = tuple[str, int, int]
+#: Weight of a document's first pages against its name when a question's naming words are matched.
+FRONT_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -16,7 +18,8 @@ class SpanEntry:
     Attributes:
         text: the span's stored text (phrases match here).
         context: what the span sits under: document title, heading path, section id (ranked, never quoted).
-        ids: legal ids of the text and section, whole and lower-cased (:func:`~.analysis.legal_ids`).
+        ids: legal ids of the text and section, whole and lower-cased (:func:`~.analysis.legal_ids`), and the
+            section markers that open its lines (:func:`~.analysis.line_markers`).
         section_keys: the span's section id and its ancestors (what a ``section:`` filter may name).
         paged: the span is on a physical page (``page:`` filters apply), not in a unit of an unpaged format.
     """
@@ -51,7 +54,8 @@ class DocEntry:
 class LexicalQuery:
     """A search of the span index. ``text`` is ranked (BM25 over text and context, ids boosted); every other field
     restricts: phrases must occur, excluded terms and phrases must not, and the span must be in one of
-    ``doc_ids``/``doc_types``, on one of ``page_ranges`` and under one of ``section_keys`` when those are given."""
+    ``doc_ids``/``doc_types``, on one of ``page_ranges`` and under one of ``section_keys`` (or holding a line that
+    opens one) when those are given."""
 
     text: str
     phrases: tuple[str, ...] = ()
@@ -65,10 +69,14 @@ class LexicalQuery:
 
 @dataclass(frozen=True)
 class LexicalHit:
-    """A span the lexical index ranked, with its BM25 score."""
+    """A span the lexical index ranked: its BM25 score, and ``coverage``, that score over the score a span holding
+    every query term would approach (``Σ idf·(k1+1)``), capped at 1. Coverage is comparable across queries: a span
+    that holds the question's rare words scores near 1 whatever the question's length; one that holds only its
+    common words scores near 0."""
 
     key: SpanKey
     score: float
+    coverage: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,11 @@ class DocHit:
     score: float
     front: float
     name_terms: tuple[str, ...]
+
+    @property
+    def total(self) -> float:
+        """Name score plus the first pages' score weighted :data:`FRONT_WEIGHT`: how documents are ordered."""
+        return self.score + FRONT_WEIGHT * self.front
 
 
 @dataclass(frozen=True)
@@ -115,6 +128,12 @@ class LexicalIndex(Protocol):
 
     def documents(self, terms: list[str], limit: int) -> list[DocHit]:
         """Documents whose name (or first pages) match the analysed ``terms``, best first."""
+
+    def knows(self, term: str) -> bool:
+        """Whether anything indexed holds the analysed ``term``."""
+
+    def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
+        """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""
 
     def name_doc_freq(self, term: str) -> int:
         """How many document names hold the analysed ``term``."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids
+from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, line_markers
 from kruschnexus.lexical.index import DocEntry, IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex, remove_index
 from kruschnexus.store.postgres import PgStore
@@ -174,7 +174,7 @@ def span_entry(row: Any, title: str) -> SpanEntry:
         ordinal=int(row["ordinal"]),
         text=str(row["text"]),
         context=context,
-        ids=tuple(legal_ids(f"{row['text']} {section or ''}")),
+        ids=tuple(dict.fromkeys([*legal_ids(f"{row['text']} {section or ''}"), *line_markers(str(row["text"]))])),
         section_keys=keys,
         doc_type=row["doc_type"],
         paged=bool(row["paged"]),

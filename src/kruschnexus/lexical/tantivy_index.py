@@ -13,6 +13,7 @@ lower-cased, folded to ASCII, English (Porter2) stems.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from collections.abc import Iterable
@@ -22,17 +23,25 @@ from typing import Any
 import tantivy
 
 from kruschnexus.errors import StoreError
-from kruschnexus.lexical.analysis import legal_ids
-from kruschnexus.lexical.index import DocEntry, DocHit, IndexState, LexicalHit, LexicalQuery, SpanEntry
+from kruschnexus.lexical.analysis import STOPWORDS, legal_ids
+from kruschnexus.lexical.index import (
+    FRONT_WEIGHT,
+    DocEntry,
+    DocHit,
+    IndexState,
+    LexicalHit,
+    LexicalQuery,
+    SpanEntry,
+)
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
 FORMAT = "tantivy-1"
 ANALYZER = "nexus_en"
+#: Tantivy's BM25 saturation constant (fixed by the engine; b = 0.75).
+K1 = 1.2
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
 IDS_BOOST = 2.0
-#: Weight of a document's first pages against its name in the document index.
-FRONT_BOOST = 0.3
 _WRITER_HEAP = 50_000_000
 
 
@@ -77,6 +86,7 @@ class TantivyIndex:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.analyzer = build_analyzer()
+        self._stop = {t for word in STOPWORDS for t in self.analyze(word)}
         try:
             self._spans = self._open(folder / "spans", _span_schema())
             self._docs = self._open(folder / "documents", _doc_schema())
@@ -107,6 +117,10 @@ class TantivyIndex:
     def analyze(self, text: str) -> list[str]:
         """Terms of ``text`` as indexed."""
         return [str(t) for t in self.analyzer.analyze(text)]
+
+    def query_terms(self, text: str) -> list[str]:
+        """The distinct terms a query ranks by: analysed, without :data:`~.analysis.STOPWORDS`."""
+        return [t for t in dict.fromkeys(self.analyze(text)) if t not in self._stop]
 
     def _writer_pair(self) -> tuple[Any, Any]:
         if self._writers is None:
@@ -163,15 +177,17 @@ class TantivyIndex:
             return []
         self._spans.reload()
         searcher = self._spans.searcher()
+        best = self.best_possible(query.text) if query.text else 0.0
         hits = []
         for score, address in searcher.search(built, limit).hits:
             doc = searcher.doc(address)
             key = (str(doc["doc_id"][0]), int(doc["page_number"][0]), int(doc["ordinal"][0]))
-            hits.append(LexicalHit(key, float(score)))
+            coverage = min(1.0, float(score) / best) if best > 0 else 0.0
+            hits.append(LexicalHit(key, float(score), round(coverage, 6)))
         return sorted(hits, key=lambda h: (-h.score, h.key))
 
     def documents(self, terms: list[str], limit: int) -> list[DocHit]:
-        """Documents by BM25 of analysed ``terms`` over their names (first pages weighted :data:`FRONT_BOOST`)."""
+        """Documents by BM25 of analysed ``terms`` over their names (first pages weighted :data:`FRONT_WEIGHT`)."""
         if not terms:
             return []
         schema = self._docs.schema
@@ -180,7 +196,7 @@ class TantivyIndex:
         name_q = _any_of(schema, "name", terms)
         front_q = _any_of(schema, "front", terms)
         combined = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, FRONT_BOOST))]
+            [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, FRONT_WEIGHT))]
         )
         out = []
         for _, address in searcher.search(combined, limit).hits:
@@ -195,7 +211,41 @@ class TantivyIndex:
                 if searcher.search(_all_of(schema, [tantivy.Query.term_query(schema, "name", t), only]), 1).hits
             )
             out.append(DocHit(doc_id, name_score, front_score, matched))
-        return sorted(out, key=lambda h: (-h.score, -h.front, h.doc_id))
+        return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
+
+    def best_possible(self, text: str) -> float:
+        """The BM25 score over the text field that a span holding every term of ``text`` would approach:
+        ``Σ idf(t)·(k1 + 1)`` over its distinct analysed terms (what :attr:`LexicalHit.coverage` divides by)."""
+        searcher = self._spans.searcher()
+        total = searcher.num_docs
+        best = 0.0
+        for term in self.query_terms(text):
+            n = searcher.doc_freq("text", term)
+            best += math.log(1.0 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+        return best
+
+    def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
+        """Those of the analysed ``terms`` that the first pages (or name) of document ``doc_id`` hold."""
+        schema = self._docs.schema
+        searcher = self._docs.searcher()
+        only = tantivy.Query.term_query(schema, "doc_id", doc_id)
+        found = set()
+        for term in dict.fromkeys(terms):
+            either = _either([tantivy.Query.term_query(schema, f, term) for f in ("front", "name")])
+            if searcher.search(_all_of(schema, [either, only]), 1).hits:
+                found.add(term)
+        return found
+
+    def knows(self, term: str) -> bool:
+        """Whether any span's text or headings, or any document's name or first pages, hold the analysed term."""
+        spans = self._spans.searcher()
+        docs = self._docs.searcher()
+        return bool(
+            spans.doc_freq("text", term)
+            or spans.doc_freq("context", term)
+            or docs.doc_freq("name", term)
+            or docs.doc_freq("front", term)
+        )
 
     def name_doc_freq(self, term: str) -> int:
         """How many document names hold the analysed ``term``."""
@@ -207,7 +257,7 @@ class TantivyIndex:
 
     def _span_query(self, query: LexicalQuery) -> tantivy.Query | None:
         schema = self._spans.schema
-        terms = list(dict.fromkeys(self.analyze(query.text)))
+        terms = self.query_terms(query.text)
         ranked: list[tantivy.Query] = []
         if terms:
             ranked.append(_any_of(schema, "text", terms))
@@ -266,7 +316,9 @@ def _filters(schema: tantivy.Schema, query: LexicalQuery) -> list[tantivy.Query]
     if query.doc_types:
         out.append(tantivy.Query.term_set_query(schema, "doc_type", list(query.doc_types)))
     if query.section_keys:
-        out.append(tantivy.Query.term_set_query(schema, "section_keys", list(query.section_keys)))
+        stored = tantivy.Query.term_set_query(schema, "section_keys", list(query.section_keys))
+        opened = tantivy.Query.term_set_query(schema, "ids", sorted({k.lower() for k in query.section_keys}))
+        out.append(_either([stored, opened]))
     if query.page_ranges:
         ranges = [
             tantivy.Query.range_query(schema, "page_number", tantivy.FieldType.Unsigned, lo, hi)

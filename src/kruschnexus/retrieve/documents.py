@@ -3,9 +3,9 @@ Corp and B LLC; what is ...". Pure decisions over what the lexical document inde
 
 A question names a document when the best document's *name* (title, parties, file name) shares at least
 :data:`MIN_NAME_TERMS` distinctive terms with it (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
-document names) and its name score leads the next document's by :data:`MARGIN`. The search then ranks only
-within that document, and the naming words are taken out of what the legs match, so that they do not pull the
-hits to the preamble that repeats them.
+document names) and its score (name, plus first pages weighted less) leads the next document's by
+:data:`MARGIN`. The search then ranks only within that document, and the naming words are taken out of what
+the legs match, so that they do not pull the hits to the preamble that repeats them.
 """
 
 from __future__ import annotations
@@ -14,19 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kruschnexus.lexical.analysis import STOPWORDS
 from kruschnexus.lexical.index import DocHit
 
 MIN_NAME_TERMS = 2
 DISTINCTIVE_SHARE = 0.34
 MARGIN = 1.25
-
-#: Words that never count as naming a document (function words and question words).
-STOPWORDS = frozenset(
-    """a an and are as at be between by can consider could did do does for from had has have how i if in into is it
-    its may me must of on or our per shall should so such than that the their them then there these they this those
-    to under upon us was we were what when where whether which who whom why will with within without would you your
-    according""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -52,10 +45,10 @@ def choose(hits: Sequence[DocHit], doc_freq: Callable[[str], int], documents: in
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
-    runner_up = hits[1].score if len(hits) > 1 else 0.0
-    if len(distinctive) < MIN_NAME_TERMS or top.score < MARGIN * runner_up:
+    runner_up = hits[1].total if len(hits) > 1 else 0.0
+    if len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:
         return None
-    return DocMatch(top.doc_id, top.name_terms, top.score, runner_up)
+    return DocMatch(top.doc_id, top.name_terms, top.total, runner_up)
 
 
 def strip_naming(analyze: Callable[[str], list[str]], text: str, terms: Sequence[str]) -> str:

@@ -26,9 +26,13 @@ class Candidate:
     Attributes:
         key: ``(doc_id, page_number, ordinal)``.
         dense_rank / cosine: 1-based rank and cosine similarity in the dense leg, if it ranked the span.
-        sparse_rank / sparse_score: 1-based rank and rank score in the full-text leg, if it ranked the span.
+        sparse_rank / sparse_score: 1-based rank in the lexical leg, if it ranked the span, and its lexical
+            coverage (BM25 over the best a span holding every query term approaches, 0-1; see
+            :class:`~kruschnexus.lexical.index.LexicalHit`).
         fulltext_match: the span matches every term of the full-text query.
         section / section_path: the span's section id and its ancestors.
+        markers: section markers that open a line of the span's text, lower-cased (``12.1``, ``exhibit a``):
+            the span holds the start of those sections even where the chunker did not split at them.
     """
 
     key: tuple[str, int, int]
@@ -39,6 +43,7 @@ class Candidate:
     fulltext_match: bool = False
     section: str | None = None
     section_path: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,10 @@ class FusionSettings:
     floor: float = 0.45
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
+    #: A span whose lexical coverage reaches this is admitted below the similarity floor (above 1: never).
+    coverage_floor: float = 0.6
+    #: In a document the question names, a span either leg ranks this high is admitted below the floor.
+    named_top: int = 2
     #: Candidates each leg contributes before fusion.
     dense_depth: int = 50
     sparse_depth: int = 50
@@ -79,6 +88,8 @@ class NamedSections:
 
     ids: tuple[str, ...] = ()
     lookup_only: bool = False
+    #: The question names its document, and both legs ranked within that document only.
+    document: bool = False
 
 
 def rrf_term(rank: int | None, k: int) -> float:
@@ -87,7 +98,9 @@ def rrf_term(rank: int | None, k: int) -> float:
 
 
 def in_named_section(candidate: Candidate, named: Sequence[str]) -> bool:
-    """The span lies in one of the named sections or below it."""
+    """The span lies in one of the named sections or below it, or a line of it opens one of them."""
+    if any(n.lower() in candidate.markers for n in named):
+        return True
     if candidate.section is None:
         return False
     return any(is_within(candidate.section, n) or n in candidate.section_path for n in named)
@@ -109,12 +122,21 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     above_floor = candidate.cosine is not None and candidate.cosine >= settings.floor
     if above_floor:
         reasons.append("above_floor")
+    covered = candidate.sparse_score is not None and candidate.sparse_score >= settings.coverage_floor
+    if covered:
+        reasons.append("lexical_coverage")
     if candidate.fulltext_match:
         reasons.append("fulltext_match")
+    best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)
+    top_of_named = named.document and best_rank <= settings.named_top
+    if top_of_named:
+        reasons.append("top_of_named_document")
     rejected: str | None = None
     if named.ids and not matched_section:
         rejected = REJECT_SECTION
-    elif not (above_floor or candidate.fulltext_match or (named.lookup_only and matched_section)):
+    elif not (
+        above_floor or covered or candidate.fulltext_match or top_of_named or (named.lookup_only and matched_section)
+    ):
         rejected = REJECT_FLOOR
     return Scored(candidate, dense, sparse, boost, dense + sparse + boost, rejected is None, tuple(reasons), rejected)
 

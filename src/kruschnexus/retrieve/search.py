@@ -10,6 +10,7 @@ from typing import Any
 
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
+from kruschnexus.lexical.analysis import line_markers
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
@@ -23,6 +24,7 @@ from kruschnexus.retrieve.fusion import (
     fuse,
 )
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
+from kruschnexus.retrieve.vocabulary import candidate_names, unknown_names
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
@@ -56,11 +58,24 @@ def span_filter(query: Query, workspace: str, doc_ids: tuple[str, ...] = ()) -> 
         source_likes=tuple(glob_to_like(d) for d in query.docs),
         sections=query.sections,
         section_likes=tuple(like_escape(s) + tail for s in query.sections for tail in (".%", "(%")),
+        section_patterns=marker_patterns(query.sections),
         phrase_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.phrases),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
         doc_ids=doc_ids,
     )
+
+
+def marker_patterns(sections: tuple[str, ...]) -> tuple[str, ...]:
+    """PostgreSQL regular expressions (for ``~*``) of a line that opens with one of the sections: ``12.1`` ->
+    ``(^|\n)[ \t]*([a-z§¶.]+[ \t]*)?12\\.1([^0-9a-z]|$)``. Loose on purpose (a keyword of any kind may come
+    before the id): the SQL only must not lose such spans; :func:`~kruschnexus.lexical.analysis.line_markers`
+    decides which of them open the section."""
+    out: dict[str, None] = {}
+    for section in sections:
+        escaped = re.sub(r"([^0-9a-z ])", r"\\\1", section.lower()).replace(" ", "[ \t]+")
+        out.setdefault(f"(^|\n)[ \t]*([a-z§¶.]+[ \t]*)?{escaped}([^0-9a-z]|$)", None)
+    return tuple(out)
 
 
 def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...]) -> LexicalQuery:
@@ -94,6 +109,13 @@ def named_document(index: LexicalIndex, query: Query) -> DocMatch | None:
     return choose(index.documents(terms, 5), index.name_doc_freq, index.document_count())
 
 
+def naming_terms(index: LexicalIndex, match: DocMatch, query: Query) -> list[str]:
+    """The words that name the matched document: those its name holds, and the question's proper names (see
+    :func:`~kruschnexus.retrieve.vocabulary.candidate_names`) that its first pages hold ("Tate & Lyle", "Ribbon")."""
+    proper = [t for word in candidate_names(query.text) for t in index.analyze(word)]
+    return [*match.terms, *sorted(index.front_terms(match.doc_id, proper))]
+
+
 def run_search(
     store: PgStore,
     embedder: Embedder,
@@ -112,10 +134,14 @@ def run_search(
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     match = named_document(index, query) if settings.documents else None
+    unknown = [] if match is not None else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
+    if unknown:
+        trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
+        return SearchOutcome([], trace)
     doc_ids = (match.doc_id,) if match else ()
     text = query.search_text
     if match is not None:
-        text = strip_naming(index.analyze, text, match.terms) or text
+        text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
     span_f = span_filter(query, workspace, doc_ids)
     dense_rows: list[Row] = []
     sparse_rows: list[Row] = []
@@ -126,10 +152,11 @@ def run_search(
         dense_rows = store.run_leg(dense_sql, {**params, "text": text, "limit": settings.dense_depth, "vector": vector})
     if "sparse" in settings.legs:
         ranked = index.search(lexical_query(query, text, doc_ids), settings.sparse_depth)
-        scores = {h.key: h.score for h in ranked}
+        scores = {h.key: h.coverage for h in ranked}
         sparse_rows = keyed_rows(store, span_f, text, ranked)
     rows, candidates = _candidates(dense_rows, sparse_rows, scores)
-    scored = fuse(candidates, settings, named_sections(query))
+    named = dataclasses.replace(named_sections(query), document=match is not None)
+    scored = fuse(candidates, settings, named)
     admitted = [s for s in scored if s.admitted][:k]
     hits = [
         hit_from_row(
@@ -172,9 +199,9 @@ def _key(row: Row) -> tuple[str, int, int]:
 
 
 def _candidates(
-    dense_rows: list[Row], sparse_rows: list[Row], bm25: dict[tuple[str, int, int], float]
+    dense_rows: list[Row], sparse_rows: list[Row], coverage: dict[tuple[str, int, int], float]
 ) -> tuple[dict[tuple[str, int, int], Row], list[Candidate]]:
-    """Candidates of both legs; a span's ``sparse_score`` is its BM25 score over the best one of the query."""
+    """Candidates of both legs; a span's ``sparse_score`` is its lexical coverage."""
     rows: dict[tuple[str, int, int], Row] = {}
     fields: dict[tuple[str, int, int], dict[str, Any]] = {}
     dense_sorted = sorted(dense_rows, key=lambda r: (-float(r["cosine"]), _key(r)))
@@ -182,17 +209,17 @@ def _candidates(
         key = _key(row)
         rows[key] = row
         fields.setdefault(key, {}).update(dense_rank=rank, cosine=round(float(row["cosine"]), 6))
-    best = max(bm25.values(), default=0.0) or 1.0
     for rank, row in enumerate(sparse_rows, start=1):
         key = _key(row)
         rows.setdefault(key, row)
-        fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=round(bm25.get(key, 0.0) / best, 6))
+        fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=coverage.get(key, 0.0))
     candidates = [
         Candidate(
             key=key,
             fulltext_match=bool(rows[key]["fulltext_match"]),
             section=rows[key]["section"],
             section_path=tuple(rows[key]["section_path"] or ()),
+            markers=tuple(line_markers(str(rows[key]["text"]))),
             **values,
         )
         for key, values in fields.items()
@@ -217,6 +244,7 @@ def _trace(
     rows: dict[tuple[str, int, int], Row],
     hits: int,
     match: DocMatch | None,
+    unknown: list[str] | None = None,
 ) -> ExplainTrace:
     candidates = []
     for s in scored:
@@ -251,7 +279,9 @@ def _trace(
             if not scored
             else "no candidate reached the similarity floor or matched every full-text term"
         )
-        if not scored and match is not None and query.sections:
+        if unknown:
+            reason = f"the question names {', '.join(unknown)}, which no document of this workspace contains"
+        elif not scored and match is not None and query.sections:
             reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
         abstain = AbstainTrace(
             reason=reason,

@@ -144,7 +144,8 @@ class SpanFilter:
         page_ranges: inclusive ``(first, last)`` page ranges (none: any page).
         source_likes: SQL ``LIKE`` patterns on the source name (any may match).
         sections: the span's section is one of these, below one (``LIKE`` patterns in ``section_likes``),
-            or has one as an ancestor.
+            or has one as an ancestor, or a line of its text opens with one (case-insensitive regular expressions
+            in ``section_patterns``, loose: fusion keeps only spans whose line markers name the section).
         phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
         excluded_likes: patterns none of which may match.
         excluded_terms: words whose full-text match excludes a span.
@@ -157,6 +158,7 @@ class SpanFilter:
     source_likes: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
     section_likes: tuple[str, ...] = ()
+    section_patterns: tuple[str, ...] = ()
     phrase_likes: tuple[str, ...] = ()
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
@@ -196,11 +198,12 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         clauses.append(
             sql.SQL(
                 "(s.section = ANY(%(sections)s) OR s.section LIKE ANY(%(section_likes)s)"
-                " OR s.section_path && %(sections)s::text[])"
+                " OR s.section_path && %(sections)s::text[] OR s.text ~* ANY(%(section_patterns)s))"
             )
         )
         params["sections"] = list(f.sections)
         params["section_likes"] = list(f.section_likes)
+        params["section_patterns"] = list(f.section_patterns)
     if f.phrase_likes:
         clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
         params["phrase_likes"] = list(f.phrase_likes)

@@ -1,0 +1,71 @@
+"""Pure parts of the lexical leg: legal ids kept whole, party names, file names as words, document naming."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids
+from kruschnexus.lexical.index import DocHit
+from kruschnexus.retrieve.documents import choose, name_terms, strip_naming
+
+
+def _analyze(text: str) -> list[str]:
+    return [w.lower().rstrip("s") for w in re.findall(r"\w+", text)]
+
+
+def test_legal_ids_whole_with_ancestors() -> None:
+    assert legal_ids("see Section 8.22.030(C)") == ["8.22.030(c)", "8.22.030", "8.22"]
+    assert legal_ids("Rule 12(b)(6) motion") == ["12(b)(6)", "12(b)", "12"]
+    assert legal_ids("invoice INV-2002 due") == ["inv-2002"]
+    assert legal_ids("Schedule 2.01a") == ["2.01a"]
+
+
+def test_legal_ids_skip_amounts_and_plain_numbers() -> None:
+    assert legal_ids("$8.22 per square foot") == []
+    assert legal_ids("sixty (60) days") == []
+    assert legal_ids("pages 12 and 13") == []
+
+
+@given(st.lists(st.integers(0, 999), min_size=2, max_size=4), st.sampled_from(["", "(a)", "(iv)(B)"]))
+def test_dotted_ids_round_trip(parts: list[int], tail: str) -> None:
+    ident = ".".join(str(p) for p in parts) + tail
+    found = legal_ids(f"under Section {ident}, the tenant")
+    assert found[0] == ident.lower()
+    assert ".".join(str(p) for p in parts[:2]) in found
+
+
+def test_entity_names_and_file_words() -> None:
+    text = "between General Electric Capital Corporation (\u201cGECC\u201d) and Duckwall-ALCO Stores, Inc. (the Agent)"
+    names = entity_names(text)
+    assert "General Electric Capital Corporation" in names
+    assert any(n.endswith("Stores, Inc.") for n in names)
+    assert file_words("ALCOSTORESINC_12_14_2005-EX-10.26-AGENCY AGREEMENT.pdf") == (
+        "ALCOSTORESINC 12 14 2005 EX 10.26 AGENCY AGREEMENT"
+    )
+    assert file_words("chicago_city_lease_20221_sample.pdf") == "chicago city lease 20221 sample"
+
+
+def _hit(doc: str, score: float, *terms: str) -> DocHit:
+    return DocHit(doc, score, 0.0, terms)
+
+
+def test_a_clear_name_is_chosen_and_its_words_stripped() -> None:
+    freq = {"acme": 1, "baxter": 1, "lease": 5, "office": 2}
+    hits = [_hit("a", 9.0, "acme", "baxter", "lease"), _hit("b", 2.0, "lease")]
+    match = choose(hits, lambda t: freq.get(t, 0), documents=20)
+    assert match is not None and match.doc_id == "a"
+    question = "Under the Acme Baxter lease, when is rent due?"
+    terms = name_terms(_analyze, question)
+    assert "the" not in terms and "acme" in terms
+    assert strip_naming(_analyze, question, match.terms) == "Under the when is rent due?"
+
+
+def test_no_match_when_ambiguous_or_generic() -> None:
+    freq = {"acme": 1, "baxter": 1, "lease": 9, "office": 9}
+    assert choose([_hit("a", 9.0, "acme", "baxter"), _hit("b", 8.0, "acme")], lambda t: freq[t], 20) is None
+    assert choose([_hit("a", 9.0, "lease", "office")], lambda t: freq[t], 20) is None
+    assert choose([_hit("a", 9.0, "acme", "baxter")], lambda t: freq[t], 1) is None
+    assert choose([], lambda t: 0, 20) is None
