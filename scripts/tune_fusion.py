@@ -21,13 +21,14 @@ from kruschnexus import Corpus
 from kruschnexus.config import Settings
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.eval.runner import run_suite, score, workspace_for
-from kruschnexus.eval.systems import NexusSystem
 from kruschnexus.eval.suite import load_suite
+from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
     "dense_weight": [1.0],
-    "sparse_weight": [0.75, 1.0, 1.5],
-    "coverage_floor": [0.5, 0.6, 0.7, 2.0],
+    "sparse_weight": [1.0],
+    "coverage_floor": [0.5, 0.6, 0.7],
+    "named_top": [1, 2, 3],
     "sparse_depth": [50],
     "document_match": [True],
 }

@@ -38,6 +38,8 @@ class Settings:
         ollama_url: base URL of an Ollama server. Env ``NEXUS_OLLAMA_URL``.
         embed_batch: texts per embedding call. Env ``NEXUS_EMBED_BATCH``.
         threads: CPU threads the local model may use. Env ``NEXUS_THREADS``.
+        embed_title: put the document's title (the first lines of its first page) before each span's text for the
+            embedding model. Env ``NEXUS_EMBED_TITLE``.
         chunk_max_chars: longest span window in characters (kept within the 256 tokens MiniLM reads).
             Env ``NEXUS_CHUNK_MAX_CHARS``.
         max_file_bytes: files larger than this are refused. Env ``NEXUS_MAX_FILE_BYTES``.
@@ -76,6 +78,7 @@ class Settings:
     ollama_url: str = "http://127.0.0.1:11434"
     embed_batch: int = 32
     threads: int = 2
+    embed_title: bool = True
     chunk_max_chars: int = 900
     max_file_bytes: int = 200 * 1024 * 1024
     max_pages: int = 5000

@@ -14,16 +14,19 @@ from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
+from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
-CHUNKER_VERSION = "sections-1"
+CHUNKER_VERSION = "sections-2"
 #: Spans embedded and inserted per batch (memory stays flat however long the document).
 SPAN_BATCH = 64
 #: Pages (or units) inserted per batch at most.
 PAGE_BATCH = 256
+#: Characters of the document's title put before each span's text for the model (MiniLM reads 256 tokens).
+EMBED_TITLE_CHARS = 100
 
 
 @dataclass
@@ -110,6 +113,7 @@ class Ingester:
         self.workspace = workspace
         self.read_options = read_options(settings, ocr)
         self.reader = ReadWorker(ReadLimits.from_settings(settings))
+        self._title: str | None = None
 
     def close(self) -> None:
         """Stop the reader process (a later file starts another)."""
@@ -159,6 +163,7 @@ class Ingester:
         if stored_as is not None:
             note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
             return FileResult(str(path), "unchanged", note, doc_id=digest)
+        self._title = None
         with self.reader.open(path, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
@@ -184,6 +189,8 @@ class Ingester:
                     }
                 )
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
+                if source.kind in ("csv", "tsv") and self.settings.embed_title:
+                    self._title = file_words(path.name)[:EMBED_TITLE_CHARS]  # a row's first line names no document
                 self._write_pages(writer, digest, source.chunked_pages(), result, tick)
                 writer.announce(self.workspace, digest, "upsert")
                 blobs.keep(self.settings.blob_dir, path, digest)  # only once the file has been read whole
@@ -211,6 +218,8 @@ class Ingester:
     ) -> None:
         batch = _Batch()
         for page, chunks in pages:
+            if self._title is None:
+                self._title = title_of(page.text)[:EMBED_TITLE_CHARS] if self.settings.embed_title else ""
             batch.pages.append(self._page_row(doc_id, page))
             batch.blocks.extend(self._block_row(doc_id, page, k) for k in range(len(page.blocks)))
             if page.needs_ocr:
@@ -232,7 +241,7 @@ class Ingester:
         writer.blocks(batch.blocks)
         if not batch.spans:
             return 0
-        vectors = self.embedder.embed([embedding_text(chunk) for chunk, _ in batch.spans])
+        vectors = self.embedder.embed([embedding_text(chunk, self._title or "") for chunk, _ in batch.spans])
         rows = [
             self._span_row(doc_id, chunk, ordinal, vector)
             for (chunk, ordinal), vector in zip(batch.spans, vectors, strict=True)
@@ -301,10 +310,11 @@ def read_options(settings: Settings, ocr: str | None = None) -> ReadOptions:
     return ReadOptions(ocr=ocr_mode, ocr_workers=settings.ocr_workers, ocr_lang=settings.ocr_lang)
 
 
-def embedding_text(chunk: Chunk) -> str:
-    """What the model reads for a span: its headings (without the page), its context (a table's header row) and
-    its text, spaces folded."""
-    parts = [h for h in chunk.heading_path[1:] if h and h not in chunk.text]
+def embedding_text(chunk: Chunk, title: str = "") -> str:
+    """What the model reads for a span: the document's title, its headings (without the page), its context (a
+    table's header row) and its text, spaces folded. The stored span text and offsets never change."""
+    parts = [" ".join(title.split())] if title.strip() else []
+    parts += [h for h in chunk.heading_path[1:] if h and h not in chunk.text]
     if chunk.context and chunk.context not in chunk.text:
         parts.append(" ".join(chunk.context.split()))
     context = " > ".join(parts)

@@ -210,16 +210,36 @@ def test_unnumbered_heading_closes_sections() -> None:
     page = make_page(
         [
             (BlockKind.PARAGRAPH, ["Section 9.1 Notices. Notices are written."]),
-            (BlockKind.HEADING, ["EXHIBIT A"]),
+            (BlockKind.HEADING, ["GUARANTY"]),
             (BlockKind.PARAGRAPH, ["Legal description of the premises."]),
         ]
     )
     tracker = SectionTracker()
     chunks = chunk_page(page, tracker, max_chars=900)
     assert [c.section for c in chunks] == ["9.1", None]
-    assert chunks[1].header == "EXHIBIT A"
+    assert chunks[1].header == "GUARANTY"
+    assert chunks[1].text == "GUARANTY\n\nLegal description of the premises."
+    assert tracker.headers == ("GUARANTY",)
+
+
+def test_an_exhibit_heading_opens_its_own_section() -> None:
+    """``EXHIBIT A`` is a division (grammar kind ``exhibit``): it closes ``9.1`` and opens ``Exhibit A``."""
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["Section 9.1 Notices. Notices are written."]),
+            (BlockKind.HEADING, ["EXHIBIT A"]),
+            (BlockKind.PARAGRAPH, ["Legal description of the premises."]),
+            (BlockKind.PARAGRAPH, ["1. Parcel One. The land described in the deed."]),
+        ]
+    )
+    tracker = SectionTracker()
+    chunks = chunk_page(page, tracker, max_chars=900)
+    assert [(c.section, c.section_path) for c in chunks] == [
+        ("9.1", ("9.1",)),
+        ("Exhibit A", ("Exhibit A",)),
+        ("1", ("Exhibit A", "1")),
+    ]
     assert chunks[1].text == "EXHIBIT A\n\nLegal description of the premises."
-    assert tracker.headers == ("EXHIBIT A",)
 
 
 def test_tracker_carries_sections_across_pages() -> None:

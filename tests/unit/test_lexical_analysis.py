@@ -69,3 +69,29 @@ def test_no_match_when_ambiguous_or_generic() -> None:
     assert choose([_hit("a", 9.0, "lease", "office")], lambda t: freq[t], 20) is None
     assert choose([_hit("a", 9.0, "acme", "baxter")], lambda t: freq[t], 1) is None
     assert choose([], lambda t: 0, 20) is None
+
+
+def test_the_model_reads_title_and_headings_before_the_span() -> None:
+    from kruschnexus.ingest import embedding_text
+    from kruschnexus.lexical.analysis import title_of
+    from kruschnexus.model import Chunk
+
+    chunk = Chunk(
+        page_number=3,
+        start=10,
+        end=40,
+        text="Tenant shall pay   rent monthly.",
+        rects=(),
+        section="4.1",
+        section_path=("4", "4.1"),
+        heading_path=("Page 3", "ARTICLE 4 RENT", "4.1 Base Rent"),
+        header="4.1 Base Rent",
+        block_kinds=("paragraph",),
+    )
+    title = title_of("EXHIBIT 10.2\n\n12\nOFFICE LEASE\nbetween Acme LLC and Baxter Inc.\nmore text here")
+    assert title == "EXHIBIT 10.2 OFFICE LEASE between Acme LLC and Baxter Inc."
+    assert embedding_text(chunk, title) == (
+        "EXHIBIT 10.2 OFFICE LEASE between Acme LLC and Baxter Inc. > ARTICLE 4 RENT > 4.1 Base Rent\n"
+        "Tenant shall pay rent monthly."
+    )
+    assert embedding_text(chunk) == "ARTICLE 4 RENT > 4.1 Base Rent\nTenant shall pay rent monthly."

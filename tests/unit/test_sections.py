@@ -215,8 +215,30 @@ def test_title_closes_open_sections() -> None:
     walk(tracker, "Article V")
     assert path(tracker) == ("Article V",)
     assert headers(tracker) == ("EXHIBIT A", "Article V")
-    tracker.title("EXHIBIT B")
-    assert headers(tracker) == ("EXHIBIT B",)
+    tracker.body()  # text of Article V: a heading after it is no longer the article's caption
+    tracker.title("SIGNATURES")
+    assert headers(tracker) == ("SIGNATURES",)
+
+
+def test_headings_right_after_a_division_are_its_caption() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "Section 9.1 Notices.")
+    assert walk(tracker, "EXHIBIT A") == "Exhibit A"
+    tracker.title("LEGAL DESCRIPTION OF PREMISES")
+    tracker.title("THAT PART OF LOT 4")
+    assert tracker.section == "Exhibit A"
+    assert headers(tracker) == ("EXHIBIT A", "THAT PART OF LOT 4")
+    assert walk(tracker, "1. Parcel One") == "1"
+    assert path(tracker) == ("Exhibit A", "1")
+    tracker.body()
+    tracker.title("SIGNATURES")
+    assert tracker.section is None
+    # An article's title on its own line keeps the article open, and the next article drops the caption.
+    walk(tracker, "ARTICLE 2")
+    tracker.title("TERM")
+    assert (tracker.section, headers(tracker)) == ("Article 2", ("SIGNATURES", "ARTICLE 2", "TERM"))
+    walk(tracker, "ARTICLE 3")
+    assert headers(tracker) == ("SIGNATURES", "ARTICLE 3")
 
 
 MARKER_TEXTS = [

@@ -201,6 +201,8 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
         tracker.open(marker, header_of(text, block.kind))
     elif block.kind == BlockKind.HEADING:
         tracker.title(header_of(text, block.kind), block.level)
+    else:
+        tracker.body()
 
 
 def header_of(text: str, kind: BlockKind) -> str:

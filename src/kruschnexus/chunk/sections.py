@@ -1,10 +1,12 @@
 """Legal section structure: markers at the start of blocks -> normalized ids, a section tree, heading paths.
 
-Recognized markers (at the start of a block):
-``Section 8.22``, ``SECTION 8.22``, ``Sec. 8.22``, ``§ 8.22.030(C)``, ``8.22.030``, ``1.2.3``, ``7.1(a)``,
-``Chapter 8.22``, ``Article IV``, ``ARTICLE 5``, ``1.`` (a top-level number), and sub-items ``(a)``,
-``(iv)``, ``A.``, ``1.``, ``a.``, ``i.``. A sub-item's id is its parent's id with ``(x)`` appended, so
-``C.`` under ``8.22.030`` is ``8.22.030(C)``, a child of ``8.22.030``.
+Recognized markers (at the start of a block): the section ids of :mod:`kruschnexus.chunk.grammar`
+(:func:`~kruschnexus.chunk.grammar.parse_heading_marker`: ``Section 8.22``, ``SECTION 8.22``, ``Sec. 8.22``,
+``§ 8.22.030(C)``, ``8.22.030``, ``1.2.3``, ``7.1(a)``, ``Chapter 8.22``, ``Article IV``, ``ARTICLE 5``, and in
+heading form ``EXHIBIT C``, ``Schedule 2.01 - Commitments``, ``PART II``, ``Clause 14.2 Termination``,
+``PARAGRAPH 13. DAMAGE``), ``1.`` (a top-level number), and sub-items ``(a)``, ``(iv)``, ``A.``, ``1.``, ``a.``,
+``i.``. A sub-item's id is its parent's id with ``(x)`` appended, so ``C.`` under ``8.22.030`` is
+``8.22.030(C)``, a child of ``8.22.030``.
 """
 
 from __future__ import annotations
@@ -12,12 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ARTICLE = re.compile(r"^(?:ARTICLE|Article|ART\.|Art\.)\s+([IVXLCDM]+|\d+)\b")
-_CHAPTER = re.compile(r"^(?:CHAPTER|Chapter)\s+(\d+(?:\.\d+)*)\b")
-_SECTION = re.compile(
-    r"^(?:(?:SECTION|Section|SEC\.|Sec\.|§+)\s*)(\d+(?:\.\d+)*[A-Za-z]?)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=[\s.,:;—–-]|$)"
-)
-_DOTTED = re.compile(r"^(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))+(?=\s|$)|(?=\s*(?:$|[A-Z\"“(—–-])))")
+from kruschnexus.chunk.grammar import DIVISION_KINDS, is_within, parse_heading_marker
+
+__all__ = ["Marker", "SectionTracker", "is_within", "item_type", "parse_marker"]
+
 _TOP_NUMBER = re.compile(r"^(\d{1,3})\.\s+(?=[A-Z])")
 _PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$)")
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.\s")
@@ -29,10 +29,11 @@ class Marker:
     """A section marker found at the start of a block.
 
     Attributes:
-        kind: ``article``, ``section`` (a numbered id such as ``8.22.030``), ``number`` (a top-level ``1.``)
-            or ``item`` (a sub-item such as ``(a)`` or ``C.``).
+        kind: ``article`` (a top-level division: ``Article IV``, ``Exhibit C``, ``Schedule 2.01``, ``Part II``),
+            ``section`` (a numbered id such as ``8.22.030``), ``number`` (a top-level ``1.``) or ``item`` (a
+            sub-item such as ``(a)`` or ``C.``).
         value: the id for articles and sections, the label for items (``a``, ``iv``, ``C``, ``3``).
-        extra: parenthesised sub-items written after a section number, e.g. ``("a", "iv")`` for ``7.1(a)(iv)``.
+        extra: parenthesised sub-items written after the id, e.g. ``("a", "iv")`` for ``7.1(a)(iv)``.
     """
 
     kind: str
@@ -43,13 +44,8 @@ class Marker:
 def parse_marker(text: str) -> Marker | None:
     """The section marker at the start of ``text``, if any."""
     text = text.lstrip()
-    if m := _ARTICLE.match(text):
-        return Marker("article", f"Article {m.group(1).upper()}")
-    if m := _CHAPTER.match(text):
-        return Marker("section", m.group(1))
-    if m := _SECTION.match(text) or _DOTTED.match(text):
-        extra = tuple(re.findall(r"\(([A-Za-z0-9]{1,4})\)", m.group(2)))
-        return Marker("section", m.group(1), extra)
+    if ref := parse_heading_marker(text):
+        return Marker("article" if ref.kind in DIVISION_KINDS else "section", ref.base, ref.items)
     if m := _TOP_NUMBER.match(text):
         return Marker("number", m.group(1))
     if m := _PAREN_ITEM.match(text) or _DOT_ITEM.match(text):
@@ -75,16 +71,9 @@ def item_type(label: str, previous: str | None) -> str:
     return "lower" if is_lower else "upper"
 
 
-def is_within(section: str, ancestor: str) -> bool:
-    """True when ``section`` is ``ancestor`` or below it (``8.22.030(C)`` is within ``8.22``, not vice versa)."""
-    if section == ancestor:
-        return True
-    return section.startswith(ancestor) and section[len(ancestor)] in ".("
-
-
 @dataclass
 class _Entry:
-    kind: str  # title | article | section | number | item
+    kind: str  # title | article | caption | section | number | item
     id: str | None
     header: str
     item_type: str = ""
@@ -97,6 +86,8 @@ class SectionTracker:
 
     def __init__(self) -> None:
         self._stack: list[_Entry] = []
+        #: A division (article, exhibit, schedule, ...) was opened and no body text has followed yet.
+        self._captioning = False
 
     @property
     def section(self) -> str | None:
@@ -120,16 +111,29 @@ class SectionTracker:
         """An unnumbered heading: closes every open section and becomes the outermost heading.
 
         A heading with a stated outline level (``level`` > 0, e.g. DOCX ``Heading 2``) keeps the open titles of
-        lower levels above it instead.
+        lower levels above it instead. Headings right after a division marker, before any body text, are the
+        division's caption (``EXHIBIT A`` then ``LEGAL DESCRIPTION``): they keep the division open.
         """
+        if self._captioning:
+            if self._stack[-1].kind == "caption":
+                self._stack.pop()
+            self._stack.append(_Entry("caption", None, header))
+            return
         kept = [e for e in self._stack if e.kind == "title" and 0 < e.level < level] if level > 0 else []
         self._stack = [*kept, _Entry("title", None, header, level=level)]
 
+    def body(self) -> None:
+        """A block of body text that opens nothing (it ends a division's caption)."""
+        self._captioning = False
+
     def open(self, marker: Marker, header: str) -> None:
         """Open the section a marker starts."""
+        self._captioning = marker.kind == "article" and not marker.extra
         if marker.kind == "article":
             self._stack = [e for e in self._stack if e.kind == "title"]
             self._stack.append(_Entry("article", marker.value, header))
+            for label in marker.extra:
+                self._open_item(label, header)
         elif marker.kind == "section":
             self._open_section(marker.value, header)
             for label in marker.extra:

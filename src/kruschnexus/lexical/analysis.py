@@ -93,3 +93,22 @@ def file_words(source: str) -> str:
     stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", source)
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem)
     return " ".join(re.split(r"[_\-\s,()]+", spaced)).strip()
+
+
+#: Characters of the first page taken as the document's title.
+TITLE_CHARS = 240
+
+
+def title_of(front: str) -> str:
+    """A document's title: the first lines of its first page with letters in them, up to :data:`TITLE_CHARS`."""
+    lines = []
+    size = 0
+    for line in front.splitlines():
+        line = " ".join(line.split())
+        if len(re.findall(r"[A-Za-z]", line)) < 3:
+            continue
+        lines.append(line)
+        size += len(line)
+        if size >= TITLE_CHARS or len(lines) >= 3:
+            break
+    return " ".join(lines)[:TITLE_CHARS]

@@ -13,7 +13,6 @@ process stored it.
 from __future__ import annotations
 
 import fcntl
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, line_markers
+from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, line_markers, title_of
 from kruschnexus.lexical.index import DocEntry, IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex, remove_index
 from kruschnexus.store.postgres import PgStore
@@ -29,8 +28,6 @@ from kruschnexus.store.postgres import PgStore
 #: How much of a document's beginning the document index reads: pages (units) and characters.
 FRONT_PAGES = 40
 FRONT_CHARS = 6000
-#: Characters of the first page taken as the document's title.
-TITLE_CHARS = 240
 _BATCH = 2000
 
 
@@ -144,21 +141,6 @@ def _doc_entries(rows: list[Any]) -> dict[str, DocEntry]:
         )
         out[str(row["doc_id"])] = DocEntry(str(row["doc_id"]), name, front)
     return out
-
-
-def title_of(front: str) -> str:
-    """A document's title: the first lines of its first page with letters in them, up to :data:`TITLE_CHARS`."""
-    lines = []
-    size = 0
-    for line in front.splitlines():
-        line = " ".join(line.split())
-        if len(re.findall(r"[A-Za-z]", line)) < 3:
-            continue
-        lines.append(line)
-        size += len(line)
-        if size >= TITLE_CHARS or len(lines) >= 3:
-            break
-    return " ".join(lines)[:TITLE_CHARS]
 
 
 def span_entry(row: Any, title: str) -> SpanEntry:

@@ -7,7 +7,13 @@ Grammar (whitespace separates items):
 - ``doc_type:X``, ``page:N``, ``page:N-M``, ``doc:NAME`` (a glob on the source file name), ``section:ID``;
 - anything else is free text; an unknown ``key:value`` stays free text;
 - section references inside free text (``Section 8.22.030(C)``, ``§ 8.22``, ``Sec. 5.2(a)``, ``Article IV``,
-  ``Art. 5``) name sections, as ``section:`` does, and stay in the free text.
+  ``Art. 5``, ``Paragraph 13``, ``clause 12.1``, ``Exhibit C``, ``O.M.C. 1.2.345(B)``: the forms of
+  :mod:`kruschnexus.chunk.grammar`) name sections, as ``section:`` does, and stay in the free text.
+
+:attr:`Query.section_refs` are the ids the text names (``8.22.030(c)``, ``Article 7``); :attr:`Query.sections`
+are the stored ids to match exactly, from the operator and the text: each reference's
+:attr:`~kruschnexus.chunk.grammar.SectionRef.lookup_ids` (its id and alternatives in every letter case of their
+sub-items: ``Article 7`` -> ``Article 7``, ``Article VII``, ``7``).
 
 Malformed input (an unbalanced quote, ``page:abc``, an empty operator value) raises
 :class:`~kruschnexus.errors.QueryError` with the offset of the problem.
@@ -18,16 +24,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kruschnexus.chunk.grammar import REF_PATTERN, find_refs, normalize_id, parse_id, strip_refs
 from kruschnexus.errors import QueryError
+
+__all__ = ["OPERATORS", "SECTION_REF", "Query", "normalize_section", "parse_query", "strip_refs"]
 
 OPERATORS = ("doc_type", "page", "doc", "section")
 _KEY = re.compile(r"([A-Za-z_]+):")
 _PAGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
-SECTION_REF = re.compile(
-    r"(?:\b(?:Section|SECTION|Sec\.|SEC\.)\s*|§+\s*)(\d+(?:\.\d+)*[A-Za-z]?(?:\([A-Za-z0-9]{1,4}\))*)"
-    r"|\b(?:Article|ARTICLE|Art\.|ART\.)\s+([IVXLCDM]+|\d+)\b"
-)
-_SECTION_ID = re.compile(r"^(?:\d+(?:\.\d+)*[A-Za-z]?(?:\([A-Za-z0-9]{1,4}\))*|Article [IVXLCDM\d]+)$")
+#: Every section reference in free text (``SECTION_REF.sub(" ", text)`` is :func:`strip_refs`).
+SECTION_REF = REF_PATTERN
 
 
 @dataclass(frozen=True)
@@ -57,13 +63,8 @@ class Query:
 
 
 def normalize_section(value: str) -> str:
-    """``art. iv`` -> ``Article IV``, ``8.22.030(c)`` stays ``8.22.030(c)``; raises on nonsense."""
-    value = value.strip()
-    m = re.match(r"^(?:article|art\.?)\s*([ivxlcdm]+|\d+)$", value, re.IGNORECASE)
-    if m:
-        return f"Article {m.group(1).upper()}"
-    value = re.sub(r"^(?:section|sec\.?|§+)\s*", "", value, flags=re.IGNORECASE)
-    return value
+    """``art. iv`` -> ``Article IV``, ``8.22.030(c)`` stays ``8.22.030(c)`` (see ``grammar.normalize_id``)."""
+    return normalize_id(value)
 
 
 def parse_query(raw: str) -> Query:
@@ -82,7 +83,9 @@ def parse_query(raw: str) -> Query:
             continue
         pos = _item(raw, pos, parts)
     text = " ".join(parts.words)
-    refs = tuple(dict.fromkeys(_section_refs(text)))
+    found = find_refs(text)
+    refs = tuple(dict.fromkeys(r.id for r in found))
+    lookups = [key for r in found for key in r.lookup_ids]
     return Query(
         raw=raw,
         text=text,
@@ -92,7 +95,7 @@ def parse_query(raw: str) -> Query:
         doc_types=tuple(parts.doc_types),
         pages=tuple(parts.pages),
         docs=tuple(parts.docs),
-        sections=tuple(dict.fromkeys([*parts.sections, *refs])),
+        sections=tuple(dict.fromkeys([*parts.sections, *lookups])),
         section_refs=refs,
     )
 
@@ -147,10 +150,10 @@ def _operator(name: str, value: str, offset: int, parts: _Parts) -> None:
     elif name == "doc":
         parts.docs.append(value)
     elif name == "section":
-        section = normalize_section(value)
-        if not _SECTION_ID.match(section):
+        ref = parse_id(value)
+        if ref is None:
             raise QueryError(f"section:{value} is not a section id (e.g. 8.22.030(C) or Article IV)", offset)
-        parts.sections.append(section)
+        parts.sections.extend(ref.lookup_ids)
     else:
         m = _PAGE.match(value)
         if not m:
@@ -175,10 +178,3 @@ def _word(raw: str, pos: int) -> tuple[str, int]:
             raise QueryError("a quote inside a word: put a space before the phrase", end)
         end += 1
     return raw[pos:end], end
-
-
-def _section_refs(text: str) -> list[str]:
-    out = []
-    for m in SECTION_REF.finditer(text):
-        out.append(m.group(1).rstrip(".") if m.group(1) else f"Article {m.group(2).upper()}")
-    return out
