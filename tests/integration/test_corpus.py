@@ -184,3 +184,27 @@ def test_gibberish_and_off_topic_return_nothing(ingested: Ingested, query: str) 
     assert ingested.corpus.search(query) == []
     trace = ingested.corpus.explain(query)
     assert trace.abstain is not None and trace.abstain.rejected
+
+
+#: Floors of the bounded CI evaluation (every third query of the test split, by file order): set below the
+#: full test split's figures in docs/evaluation.md, so that a regression in retrieval fails the build.
+SUBSET_FLOORS = {"recall": 0.75, "ndcg": 0.6, "citation": 0.5, "negatives_abstained": 0.5}
+SUBSET_MAX_ANSWERABLE_EMPTY = 0.06
+
+
+def test_suite_subset_stays_above_its_floors(ingested: Ingested) -> None:
+    """A fixed third of the corpus suite's test split, scored as ``nexus eval`` scores it (raw counts printed)."""
+    from kruschnexus.eval.runner import run_suite, score
+    from kruschnexus.eval.suite import Suite, load_suite
+    from kruschnexus.eval.systems import NexusSystem
+    from tests.conftest import ROOT
+
+    full = load_suite(ROOT / "eval" / "corpus.jsonl").select("test")
+    subset = Suite(full.path, full.queries[::3])
+    overall = score(run_suite(NexusSystem(ingested.corpus), subset))["overall"]
+    print({k: str(getattr(overall, k)) for k in (*SUBSET_FLOORS, "answerable_abstained")})
+    for metric, floor in SUBSET_FLOORS.items():
+        value = getattr(overall, metric).value
+        assert value is not None and value >= floor, f"{metric} {getattr(overall, metric)} is below {floor}"
+    empty = overall.answerable_abstained.value
+    assert empty is not None and empty <= SUBSET_MAX_ANSWERABLE_EMPTY, f"answerable [] {overall.answerable_abstained}"

@@ -87,3 +87,35 @@ def test_reasons_and_abstain_record() -> None:
     assert s.reasons[:2] == ("dense_rank_2", "sparse_rank_7")
     record = abstain_record([s], 0.4)
     assert record.best_cosine == 0.2 and record.rejected == {REJECT_FLOOR: 1} and record.candidates == 1
+
+
+def test_admission_routes_below_the_floor() -> None:
+    low = Candidate(key=("a", 1, 0), dense_rank=9, cosine=0.1, sparse_rank=9, sparse_score=0.2)
+    assert score(low, SETTINGS, NamedSections()).rejected_because == REJECT_FLOOR
+    covered = Candidate(key=("a", 1, 1), dense_rank=9, cosine=0.1, sparse_rank=1, sparse_score=0.9)
+    scored = score(covered, SETTINGS, NamedSections())
+    assert scored.admitted and "lexical_coverage" in scored.reasons
+    top = Candidate(key=("a", 1, 2), dense_rank=2, cosine=0.1, sparse_rank=30, sparse_score=0.1)
+    assert not score(top, SETTINGS, NamedSections()).admitted
+    named_doc = score(top, FusionSettings(named_top=2), NamedSections(document=True))
+    assert named_doc.admitted and "top_of_named_document" in named_doc.reasons
+    assert not score(top, FusionSettings(named_top=1), NamedSections(document=True)).admitted
+
+
+def test_a_line_that_opens_the_named_section_counts_as_in_it() -> None:
+    opened = Candidate(key=("a", 6, 0), cosine=0.9, section="12", section_path=("12",), markers=("12", "12.1"))
+    assert score(opened, SETTINGS, NamedSections(("12.1",))).admitted
+    exhibit = Candidate(key=("a", 16, 0), cosine=0.9, section=None, markers=("exhibit a",))
+    assert score(exhibit, SETTINGS, NamedSections(("Exhibit A",))).admitted
+    other = Candidate(key=("a", 6, 1), cosine=0.9, section="12", section_path=("12",), markers=("12",))
+    assert score(other, SETTINGS, NamedSections(("12.1",))).rejected_because == REJECT_SECTION
+
+
+@given(_candidates, st.floats(0.1, 3.0), st.floats(0.1, 3.0))
+def test_leg_weights_scale_their_terms(candidates: list[Candidate], wd: float, ws: float) -> None:
+    plain = {s.candidate.key: s for s in fuse(candidates, SETTINGS, NamedSections())}
+    weighted = FusionSettings(rrf_k=60, section_boost=0.12, floor=0.4, dense_weight=wd, sparse_weight=ws)
+    for s in fuse(candidates, weighted, NamedSections()):
+        assert s.dense_term == pytest.approx(wd * plain[s.candidate.key].dense_term)
+        assert s.sparse_term == pytest.approx(ws * plain[s.candidate.key].sparse_term)
+        assert s.admitted == plain[s.candidate.key].admitted

@@ -95,3 +95,15 @@ def test_the_model_reads_title_and_headings_before_the_span() -> None:
         "Tenant shall pay rent monthly."
     )
     assert embedding_text(chunk) == "ARTICLE 4 RENT > 4.1 Base Rent\nTenant shall pay rent monthly."
+
+
+def test_names_the_workspace_never_saw() -> None:
+    from kruschnexus.retrieve.vocabulary import candidate_names, unknown_names
+
+    question = "Consider the Distribution Agreement between Nike, Inc. and Foot Locker, Inc.; what law governs?"
+    assert candidate_names(question) == ["Distribution", "Nike", "Inc", "Foot", "Locker"]
+    assert candidate_names("What is Section 8.22 about? Rent is due.") == []
+    assert candidate_names("Is an Airbus A320 covered?") == ["Airbus", "A320"]
+    known = {"distribution", "inc", "foot"}
+    assert unknown_names(question, _analyze, lambda t: t in known) == ["Nike", "Locker"]
+    assert unknown_names("What is the rent under the lease?", _analyze, lambda t: False) == []
