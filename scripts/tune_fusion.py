@@ -27,8 +27,9 @@ from kruschnexus.eval.systems import NexusSystem
 GRID: dict[str, list[Any]] = {
     "dense_weight": [1.0],
     "sparse_weight": [1.0],
-    "coverage_floor": [0.5, 0.6, 0.7],
-    "named_top": [1, 2, 3],
+    "floor": [0.45, 0.5, 0.55],
+    "coverage_floor": [0.45, 0.6],
+    "named_top": [3],
     "sparse_depth": [50],
     "document_match": [True],
 }

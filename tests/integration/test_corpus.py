@@ -202,7 +202,7 @@ def test_suite_subset_stays_above_its_floors(ingested: Ingested) -> None:
     full = load_suite(ROOT / "eval" / "corpus.jsonl").select("test")
     subset = Suite(full.path, full.queries[::3])
     overall = score(run_suite(NexusSystem(ingested.corpus), subset))["overall"]
-    print({k: str(getattr(overall, k)) for k in (*SUBSET_FLOORS, "answerable_abstained")})
+    print({k: str(getattr(overall, k)) for k in (*SUBSET_FLOORS, "answerable_abstained")})  # noqa: T201
     for metric, floor in SUBSET_FLOORS.items():
         value = getattr(overall, metric).value
         assert value is not None and value >= floor, f"{metric} {getattr(overall, metric)} is below {floor}"
