@@ -49,13 +49,13 @@ bench: $(STAMP)
 	$(PY) bench/ingest.py
 	$(PY) bench/ocr.py
 
-## eval: the project's corpus suite over ../shared/corpus, with every baseline beside nexus
+## eval: the project's corpus suite (its test split) over ../shared/corpus, with every baseline beside nexus
 eval: $(STAMP)
-	$(NEXUS) eval eval/corpus.jsonl --corpus ../shared/corpus --plot eval/reliability.png
+	$(NEXUS) eval eval/corpus.jsonl --corpus ../shared/corpus --split test --plot eval/reliability.png
 
-## calibrate: sweep the floor and refit the confidence calibrator of the bundled model on the corpus suite
+## calibrate: sweep the floor and refit the confidence calibrator of the bundled model on the suite's dev split
 calibrate: $(STAMP)
-	$(PY) scripts/calibrate.py eval/corpus.jsonl --corpus ../shared/corpus \
+	$(PY) scripts/calibrate.py eval/corpus.jsonl --corpus ../shared/corpus --split dev \
 		--out src/kruschnexus/embed/assets/minilm-calibration.json
 
 clean:

@@ -25,13 +25,9 @@ from kruschnexus.eval.suite import load_suite
 from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
-    "dense_weight": [1.0],
-    "sparse_weight": [1.0],
-    "floor": [0.45, 0.5, 0.55],
-    "coverage_floor": [0.45, 0.6],
+    "rrf_k": [10, 30, 60],
+    "sparse_weight": [1.0, 1.5],
     "named_top": [3],
-    "sparse_depth": [50],
-    "document_match": [True],
 }
 
 

@@ -92,7 +92,7 @@ class Settings:
     dense_depth: int = 50
     sparse_depth: int = 50
     coverage_floor: float = 0.6
-    named_top: int = 2
+    named_top: int = 3
     document_match: bool = True
     ocr: str = "auto"
     ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))

@@ -208,3 +208,17 @@ def test_suite_subset_stays_above_its_floors(ingested: Ingested) -> None:
         assert value is not None and value >= floor, f"{metric} {getattr(overall, metric)} is below {floor}"
     empty = overall.answerable_abstained.value
     assert empty is not None and empty <= SUBSET_MAX_ANSWERABLE_EMPTY, f"answerable [] {overall.answerable_abstained}"
+
+
+def test_lexical_leg_ranks_like_bm25s_on_the_suite(ingested: Ingested, tmp_path: Path) -> None:
+    """The issue's check: over the corpus's span texts, the same top 10 as bm25s on at least 95% of the suite."""
+    import json
+
+    from tests.conftest import ROOT
+    from tests.integration.test_lexical import agreement_with_bm25s
+
+    lines = (ROOT / "eval" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = [json.loads(line)["query"] for line in lines if line.strip()]
+    same, compared = agreement_with_bm25s(ingested.corpus, queries, tmp_path / "plain")
+    print(f"same top 10 as bm25s on {same} of {compared} suite queries")  # noqa: T201
+    assert compared >= 300 and same / compared >= 0.95

@@ -14,7 +14,7 @@ from kruschnexus import Corpus
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.ingest import Ingester
-from kruschnexus.lexical.index import LexicalQuery, SpanEntry
+from kruschnexus.lexical.index import IndexState, LexicalQuery, SpanEntry
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.lexical.tantivy_index import TantivyIndex
 from tests.conftest import FIXTURES, ROOT
@@ -129,31 +129,30 @@ def test_reindex_command(corpus: Corpus, cli_env: None) -> None:
 
 def test_same_top_10_as_bm25s(corpus: Corpus, tmp_path: Path) -> None:
     """Tantivy's BM25 over span texts ranks like bm25s (Lucene variant, k1 1.2, b 0.75) over the same tokens."""
+    corpus.ingest([*DOCS, FIXTURES / "html_filing.html", FIXTURES / "table_rent_schedule.pdf"])
+    queries = [json.loads(line)["query"] for line in (ROOT / "eval" / "fixtures.jsonl").read_text().splitlines()]
+    queries += ["late charge", "tenant shall pay", "renewal option term", "pallet storage", "Quillon Analytics"]
+    same, compared = agreement_with_bm25s(corpus, queries, tmp_path / "plain")
+    assert compared >= 15
+    assert same / compared >= 0.95, f"same top 10 on {same} of {compared} queries"
+
+
+def agreement_with_bm25s(corpus: Corpus, queries: list[str], folder: Path) -> tuple[int, int]:
+    """``(same, compared)``: queries whose top 10 spans by Tantivy (text field only) and by bm25s agree, up to
+    swaps among spans whose bm25s scores are within 2% of the 10th (Tantivy stores lengths in one byte)."""
     import bm25s
 
-    corpus.ingest([*DOCS, FIXTURES / "html_filing.html", FIXTURES / "table_rent_schedule.pdf"])
     rows = list(corpus.store.lexical_spans(corpus.workspace, None))
-    index = TantivyIndex(tmp_path / "plain")
+    index = TantivyIndex(folder)
     entries = [
         SpanEntry(str(r["doc_id"]), int(r["page_number"]), int(r["ordinal"]), str(r["text"]), "", (), (), None, True)
         for r in rows
     ]
     index.replace([], entries, [])
-    from kruschnexus.lexical.index import IndexState
-
-    index.commit(IndexState("test", 0))
+    index.commit(IndexState("check", 0))
     reference = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
     reference.index([index.analyze(e.text) for e in entries], show_progress=False)
-    queries = [json.loads(line)["query"] for line in (ROOT / "eval" / "fixtures.jsonl").read_text().splitlines()]
-    queries += [
-        "late charge",
-        "tenant shall pay",
-        "renewal option term",
-        "pallet storage per month",
-        "Quillon Analytics",
-    ]
-    same = 0
-    compared = 0
+    same = compared = 0
     for text in queries:
         terms = index.query_terms(text)  # distinct analysed terms without stop words, as the engine ranks by
         ours = {h.key for h in index.search(LexicalQuery(text=text), 10)}
@@ -162,10 +161,9 @@ def test_same_top_10_as_bm25s(corpus: Corpus, tmp_path: Path) -> None:
         docs, scores = reference.retrieve([terms], k=min(30, len(entries)), show_progress=False)
         ranked = [(entries[int(i)].key, float(s)) for i, s in zip(docs[0], scores[0], strict=True) if s > 0]
         theirs = {key for key, _ in ranked[:10]}
-        # Tantivy stores span lengths in one byte (as Lucene does): scores within 2% of the 10th may swap there.
         tenth = ranked[min(9, len(ranked) - 1)][1]
         swapped = {key for key, score in ranked if abs(score - tenth) <= 0.02 * tenth}
         compared += 1
         same += (ours ^ theirs) <= swapped
-    assert compared >= 15
-    assert same / compared >= 0.95, f"same top 10 on {same} of {compared} queries"
+    index.close()
+    return same, compared

@@ -58,7 +58,7 @@ class FusionSettings:
     #: A span whose lexical coverage reaches this is admitted below the similarity floor (above 1: never).
     coverage_floor: float = 0.6
     #: In a document the question names, a span either leg ranks this high is admitted below the floor.
-    named_top: int = 2
+    named_top: int = 3
     #: Candidates each leg contributes before fusion.
     dense_depth: int = 50
     sparse_depth: int = 50
