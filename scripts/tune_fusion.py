@@ -25,9 +25,7 @@ from kruschnexus.eval.suite import load_suite
 from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
-    "rrf_k": [10, 30, 60],
-    "sparse_weight": [1.0, 1.5],
-    "named_top": [3],
+    "sparse_weight": [1.0],
 }
 
 

@@ -74,7 +74,9 @@ def test_named_section_restricts_and_boosts() -> None:
     named = NamedSections(("8.22.030",))
     inside = score(Candidate(("a", 1, 0), dense_rank=3, cosine=0.9, section="8.22.030(C)"), SETTINGS, named)
     outside = score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="8.22"), SETTINGS, named)
-    assert inside.admitted and inside.boost == 0.12 and "section_locator_match" in inside.reasons
+    assert inside.admitted and inside.boost == pytest.approx(0.09) and "section_locator_match" in inside.reasons
+    opening = Candidate(("a", 1, 2), dense_rank=3, cosine=0.9, section="8.22.030", opens=("8.22.030",))
+    assert score(opening, SETTINGS, named).boost == 0.12, "the span that opens the section gets the whole boost"
     assert not outside.admitted and outside.rejected_because == REJECT_SECTION
     lookup = NamedSections(("8.22.030(C)",), lookup_only=True)
     assert score(Candidate(("a", 1, 0), dense_rank=9, cosine=0.0, section="8.22.030(C)"), SETTINGS, lookup).admitted

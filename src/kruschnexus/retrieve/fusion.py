@@ -16,6 +16,8 @@ from kruschnexus.chunk.sections import is_within
 MAX_SECTION_BOOST = 0.12
 
 REJECT_SECTION = "outside_named_section"
+#: Share of the section boost a span gets when it lies in a named section but does not open it.
+INSIDE_SHARE = 0.75
 REJECT_FLOOR = "below_floor_no_fulltext_match"
 
 
@@ -33,6 +35,7 @@ class Candidate:
         section / section_path: the span's section id and its ancestors.
         markers: section markers that open a line of the span's text, lower-cased (``12.1``, ``exhibit a``):
             the span holds the start of those sections even where the chunker did not split at them.
+        opens: the markers of the span's first line: the span is where those sections begin.
     """
 
     key: tuple[str, int, int]
@@ -44,6 +47,7 @@ class Candidate:
     section: str | None = None
     section_path: tuple[str, ...] = ()
     markers: tuple[str, ...] = ()
+    opens: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,12 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     dense = settings.dense_weight * rrf_term(candidate.dense_rank, settings.rrf_k)
     sparse = settings.sparse_weight * rrf_term(candidate.sparse_rank, settings.rrf_k)
     matched_section = bool(named.ids) and in_named_section(candidate, named.ids)
-    boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) if matched_section else 0.0
+    boost = 0.0
+    if matched_section:
+        # The span where a named section begins gets the whole boost; its later spans three quarters of it, so a
+        # lookup cites the section's opening words first (the boost still only reorders).
+        opening = any(n.lower() in candidate.opens for n in named.ids)
+        boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) * (1.0 if opening else INSIDE_SHARE)
     reasons: list[str] = []
     if candidate.dense_rank is not None:
         reasons.append(f"dense_rank_{candidate.dense_rank}")

@@ -220,6 +220,7 @@ def _candidates(
             section=rows[key]["section"],
             section_path=tuple(rows[key]["section_path"] or ()),
             markers=tuple(line_markers(str(rows[key]["text"]))),
+            opens=tuple(line_markers(str(rows[key]["text"]).lstrip().split("\n", 1)[0])),
             **values,
         )
         for key, values in fields.items()
