@@ -78,7 +78,7 @@ class Settings:
     ollama_url: str = "http://127.0.0.1:11434"
     embed_batch: int = 32
     threads: int = 2
-    embed_title: bool = True
+    embed_title: bool = False
     chunk_max_chars: int = 900
     max_file_bytes: int = 200 * 1024 * 1024
     max_pages: int = 5000

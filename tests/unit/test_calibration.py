@@ -22,7 +22,8 @@ def test_choose_floor_keeps_every_answerable_and_rejects_most_negatives() -> Non
         SweepRow(0.50, 50, 50, 6, 10),
         SweepRow(0.55, 49, 50, 9, 10),
     ]
-    assert choose_floor(rows).floor == 0.45  # 0.55 loses an answerable query; 0.45 and 0.50 tie: the lower wins
+    # 0.55 loses an answerable query; 0.45 and 0.50 tie: the higher wins (it fails closed at no cost on the suite)
+    assert choose_floor(rows).floor == 0.50
 
 
 def test_logistic_fit_recovers_a_known_model() -> None:
@@ -69,8 +70,9 @@ def test_features_of_a_fused_hit() -> None:
         section_path=("8.22",),
     )
     scored = score(candidate, FusionSettings(rrf_k=60), NamedSections(("8.22",)))
-    values = features(scored, rank=2, rrf_k=60, phrase=False)
+    values = features(scored, rank=2, rrf_k=60, phrase=False, named=True)
     assert len(values) == len(FEATURES)
-    assert values == feature_values(0.7, 0.3, 1 / 61 + 1 / 62, True, True, False, 2, 60)
+    assert values == feature_values(0.7, 0.3, 1 / 61 + 1 / 62, True, True, False, 2, 60, True)
+    assert values[FEATURES.index("named_document")] == 1.0
     assert values[FEATURES.index("rrf")] == pytest.approx(61 * (1 / 61 + 1 / 62))
     assert values[FEATURES.index("inverse_rank")] == 0.5

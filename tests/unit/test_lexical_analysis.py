@@ -88,12 +88,13 @@ def test_the_model_reads_title_and_headings_before_the_span() -> None:
         header="4.1 Base Rent",
         block_kinds=("paragraph",),
     )
-    title = title_of("EXHIBIT 10.2\n\n12\nOFFICE LEASE\nbetween Acme LLC and Baxter Inc.\nmore text here")
-    assert title == "EXHIBIT 10.2 OFFICE LEASE between Acme LLC and Baxter Inc."
+    title = title_of("EXHIBIT 10.2\n\n12\nOFFICE LEASE\nbetween Acme LLC and Baxter Inc.\n1.1 Premises. The")
+    assert title == "OFFICE LEASE between Acme LLC and Baxter Inc."
     assert embedding_text(chunk, title) == (
-        "EXHIBIT 10.2 OFFICE LEASE between Acme LLC and Baxter Inc. > ARTICLE 4 RENT > 4.1 Base Rent\n"
-        "Tenant shall pay rent monthly."
+        "OFFICE LEASE between Acme LLC and Baxter Inc. > ARTICLE 4 RENT > 4.1 Base Rent\nTenant shall pay rent monthly."
     )
+    assert title_of("ARTICLE 4 SECURITY DEPOSIT\n4.1 Amount. Upon execution") == "", "a section is no title"
+    assert title_of("Tenant shall pay " * 10 + "\nLEASE") == "", "nor is a paragraph"
     assert embedding_text(chunk) == "ARTICLE 4 RENT > 4.1 Base Rent\nTenant shall pay rent monthly."
 
 
@@ -107,3 +108,12 @@ def test_names_the_workspace_never_saw() -> None:
     known = {"distribution", "inc", "foot"}
     assert unknown_names(question, _analyze, lambda t: t in known) == ["Nike", "Locker"]
     assert unknown_names("What is the rent under the lease?", _analyze, lambda t: False) == []
+
+
+def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
+    freq = {"secur": 1, "deposit": 1, "landlord": 2, "acme": 1}
+    topic = [_hit("a", 9.0, "secur", "deposit", "landlord"), _hit("b", 1.0, "landlord")]
+    assert choose(topic, lambda t: freq[t], 20, proper=set()) is None
+    named = [_hit("a", 9.0, "acme", "deposit"), _hit("b", 1.0, "deposit")]
+    match = choose(named, lambda t: freq[t], 20, proper={"acme"})
+    assert match is not None and match.doc_id == "a"

@@ -18,7 +18,16 @@ from typing import Any
 from kruschnexus.errors import ConfigError
 
 #: The features this version computes for a hit, in order (``kruschnexus.retrieve.confidence.features``).
-FEATURES = ("cosine", "sparse_score", "rrf", "section_match", "fulltext_match", "phrase_match", "inverse_rank")
+FEATURES = (
+    "cosine",
+    "sparse_score",
+    "rrf",
+    "section_match",
+    "fulltext_match",
+    "phrase_match",
+    "inverse_rank",
+    "named_document",
+)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Choose the fail-closed floor and fit the confidence calibrator from a labelled dev suite.
 
 Floor: every query is run at each candidate floor; the chosen floor keeps every answerable query answered (as
-many as the lowest floor answers) while answering ``[]`` to the most hard negatives; among equals, the lowest
-(the one that gives up least on answerable queries). Calibrator: a logistic regression (Newton's method, a
+many as the lowest floor answers) while answering ``[]`` to the most hard negatives; among equals, the highest
+(it fails closed furthest at no cost on the suite, so off-topic questions outside the suite meet the highest
+bar the suite allows). Calibrator: a logistic regression (Newton's method, a
 small L2 penalty on the weights) from the features of every returned hit at the chosen floor
 (:mod:`kruschnexus.retrieve.confidence`) to whether the hit is relevant by the suite's rule.
 """
@@ -61,13 +62,14 @@ def sweep_floor(
 
 
 def choose_floor(rows: Sequence[SweepRow]) -> SweepRow:
-    """The lowest floor that answers as many answerable queries as any floor and rejects the most negatives."""
+    """The floor that answers as many answerable queries as any floor and rejects the most negatives; among equals
+    the highest, which fails closed furthest at no cost on the suite (off-topic questions outside it)."""
     if not rows:
         raise ValueError("no sweep rows")
     most_answered = max(r.answerable_answered for r in rows)
     keeping = [r for r in rows if r.answerable_answered == most_answered]
     best = max(r.negatives_abstained for r in keeping)
-    return min((r for r in keeping if r.negatives_abstained == best), key=lambda r: r.floor)
+    return max((r for r in keeping if r.negatives_abstained == best), key=lambda r: r.floor)
 
 
 @dataclass(frozen=True)

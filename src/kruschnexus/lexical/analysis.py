@@ -95,20 +95,25 @@ def file_words(source: str) -> str:
     return " ".join(re.split(r"[_\-\s,()]+", spaced)).strip()
 
 
-#: Characters of the first page taken as the document's title.
+#: Characters of the first page taken as the document's title, and the longest line a title may have.
 TITLE_CHARS = 240
+TITLE_LINE_CHARS = 100
+_SEC_EXHIBIT = re.compile(r"(?i)exhibit\s+\d+(?:\.\d+)*[a-z]?\.?")
 
 
 def title_of(front: str) -> str:
-    """A document's title: the first lines of its first page with letters in them, up to :data:`TITLE_CHARS`."""
-    lines = []
-    size = 0
-    for line in front.splitlines():
-        line = " ".join(line.split())
-        if len(re.findall(r"[A-Za-z]", line)) < 3:
+    """A document's title: the short lines that open its first page, before any section starts or body text
+    begins (at most three lines, :data:`TITLE_CHARS` characters). An SEC exhibit label (``EXHIBIT 10.26``) is
+    skipped; a document that opens straight into a section or a paragraph has no title (``""``), so that no
+    section's words are taken for the whole document's."""
+    lines: list[str] = []
+    for raw in front.splitlines():
+        line = " ".join(raw.split())
+        if len(re.findall(r"[A-Za-z]", line)) < 3 or _SEC_EXHIBIT.fullmatch(line):
             continue
+        if len(line) > TITLE_LINE_CHARS or line_markers(line):
+            break
         lines.append(line)
-        size += len(line)
-        if size >= TITLE_CHARS or len(lines) >= 3:
+        if len(lines) == 3:
             break
     return " ".join(lines)[:TITLE_CHARS]

@@ -35,7 +35,7 @@ from kruschnexus.lexical.index import (
 )
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
-FORMAT = "tantivy-1"
+FORMAT = "tantivy-2"
 ANALYZER = "nexus_en"
 #: Tantivy's BM25 saturation constant (fixed by the engine; b = 0.75).
 K1 = 1.2

@@ -2,7 +2,8 @@
 
 All are already known when a hit is returned: the dense cosine, the full-text rank score, the RRF score (scaled
 so that rank 1 in one leg is 1.0), whether the span is in a section the query names, whether it matches every
-full-text term, whether the query had a quoted phrase (which every admitted span then contains), and its rank.
+full-text term, whether the query had a quoted phrase (which every admitted span then contains), its rank, and
+whether the question named its document (the search then ran within it).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from kruschnexus.schema.v1 import CandidateTrace
 __all__ = ["FEATURES", "feature_values", "features", "trace_features"]
 
 
-def features(scored: Scored, rank: int, rrf_k: int, phrase: bool) -> tuple[float, ...]:
-    """Feature values of one admitted hit at 1-based ``rank`` (order of :data:`FEATURES`)."""
+def features(scored: Scored, rank: int, rrf_k: int, phrase: bool, named: bool) -> tuple[float, ...]:
+    """Feature values of one admitted hit at 1-based ``rank`` (order of :data:`FEATURES`); ``named``: the
+    question named its document."""
     c = scored.candidate
     return feature_values(
         c.cosine,
@@ -26,6 +28,7 @@ def features(scored: Scored, rank: int, rrf_k: int, phrase: bool) -> tuple[float
         phrase,
         rank,
         rrf_k,
+        named,
     )
 
 
@@ -40,6 +43,7 @@ def trace_features(candidate: CandidateTrace, rank: int, rrf_k: int) -> tuple[fl
         "phrase_match" in candidate.match_reasons,
         rank,
         rrf_k,
+        "document_named" in candidate.match_reasons,
     )
 
 
@@ -52,6 +56,7 @@ def feature_values(
     phrase: bool,
     rank: int,
     rrf_k: int,
+    named: bool = False,
 ) -> tuple[float, ...]:
     """The feature vector (order of :data:`FEATURES`); RRF is scaled so that rank 1 in one leg is 1.0."""
     return (
@@ -62,4 +67,5 @@ def feature_values(
         1.0 if fulltext_match else 0.0,
         1.0 if phrase else 0.0,
         1.0 / rank,
+        1.0 if named else 0.0,
     )

@@ -11,7 +11,7 @@ the legs match, so that they do not pull the hits to the preamble that repeats t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kruschnexus.lexical.analysis import STOPWORDS
@@ -38,8 +38,17 @@ def name_terms(analyze: Callable[[str], list[str]], text: str) -> list[str]:
     return list(dict.fromkeys(t for w in words for t in analyze(w)))
 
 
-def choose(hits: Sequence[DocHit], doc_freq: Callable[[str], int], documents: int) -> DocMatch | None:
-    """The named document among ``hits`` (best first), or ``None`` when the question names none clearly."""
+def choose(
+    hits: Sequence[DocHit], doc_freq: Callable[[str], int], documents: int, proper: Collection[str] | None = None
+) -> DocMatch | None:
+    """The named document among ``hits`` (best first), or ``None`` when the question names none clearly.
+
+    ``proper``: the analysed terms of the question's proper names (see
+    :func:`~kruschnexus.retrieve.vocabulary.candidate_names`); when given, one of the distinctive naming terms must
+    be among them. People name a document by a party, a place or an acronym ("the Chicago clinic lease", "the
+    CNCF charter"); a question whose only link to a title is its topic ("how much is the security deposit?"
+    against a lease headed SECURITY DEPOSIT) names no document.
+    """
     if not hits or documents < 2:
         return None
     top = hits[0]
@@ -47,6 +56,8 @@ def choose(hits: Sequence[DocHit], doc_freq: Callable[[str], int], documents: in
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
     runner_up = hits[1].total if len(hits) > 1 else 0.0
     if len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:
+        return None
+    if proper is not None and not any(t in proper for t in distinctive):
         return None
     return DocMatch(top.doc_id, top.name_terms, top.total, runner_up)
 

@@ -105,8 +105,10 @@ def named_document(index: LexicalIndex, query: Query) -> DocMatch | None:
     """The document the question names (none when it uses ``doc:`` or names none clearly)."""
     if query.docs:
         return None
-    terms = name_terms(index.analyze, SECTION_REF.sub(" ", query.text))
-    return choose(index.documents(terms, 5), index.name_doc_freq, index.document_count())
+    text = SECTION_REF.sub(" ", query.text)
+    terms = name_terms(index.analyze, text)
+    proper = {t for word in candidate_names(text) for t in index.analyze(word)}
+    return choose(index.documents(terms, 5), index.name_doc_freq, index.document_count(), proper)
 
 
 def naming_terms(index: LexicalIndex, match: DocMatch, query: Query) -> list[str]:
@@ -163,7 +165,7 @@ def run_search(
             rows[s.candidate.key],
             score=round(s.score, 6),
             reasons=_reasons(s, query, match),
-            confidence=_confidence(embedder, s, rank, settings, query),
+            confidence=_confidence(embedder, s, rank, settings, query, match is not None),
         )
         for rank, s in enumerate(admitted, start=1)
     ]
@@ -187,10 +189,12 @@ def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[Lex
     return [by_key[h.key] for h in ranked if h.key in by_key]
 
 
-def _confidence(embedder: Embedder, s: Scored, rank: int, settings: FusionSettings, query: Query) -> float | None:
+def _confidence(
+    embedder: Embedder, s: Scored, rank: int, settings: FusionSettings, query: Query, named: bool
+) -> float | None:
     if embedder.calibration is None:
         return None
-    value = embedder.calibration.confidence(features(s, rank, settings.rrf_k, bool(query.phrases)))
+    value = embedder.calibration.confidence(features(s, rank, settings.rrf_k, bool(query.phrases), named))
     return round(value, 4)
 
 
