@@ -186,10 +186,11 @@ def test_gibberish_and_off_topic_return_nothing(ingested: Ingested, query: str) 
     assert trace.abstain is not None and trace.abstain.rejected
 
 
-#: Floors of the bounded CI evaluation (every third query of the test split, by file order): set below the
-#: full test split's figures in docs/evaluation.md, so that a regression in retrieval fails the build.
-SUBSET_FLOORS = {"recall": 0.75, "ndcg": 0.6, "citation": 0.5, "negatives_abstained": 0.5}
-SUBSET_MAX_ANSWERABLE_EMPTY = 0.06
+#: Floors of the bounded CI evaluation (every third query of the test split, by file order: 62 answerable, 11
+#: hard negatives). Measured on 2026-12-03 (docs/evaluation.md): Recall@5 0.81 (50/62), nDCG@5 0.73, citation
+#: 0.69 (43/62), negatives [] 0.91 (10/11), answerable [] 0.03 (2/62); the floors leave room for a few queries.
+SUBSET_FLOORS = {"recall": 0.72, "ndcg": 0.6, "citation": 0.55, "negatives_abstained": 0.6}
+SUBSET_MAX_ANSWERABLE_EMPTY = 0.08
 
 
 def test_suite_subset_stays_above_its_floors(ingested: Ingested) -> None:
