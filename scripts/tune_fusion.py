@@ -25,7 +25,7 @@ from kruschnexus.eval.suite import load_suite
 from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
-    "sparse_weight": [1.0],
+    "coverage_floor": [0.6, 0.75, 0.9],
 }
 
 

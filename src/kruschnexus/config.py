@@ -53,8 +53,8 @@ class Settings:
             ``NEXUS_DENSE_WEIGHT``, ``NEXUS_SPARSE_WEIGHT``.
         dense_depth / sparse_depth: candidates each leg brings to fusion. Env ``NEXUS_DENSE_DEPTH``,
             ``NEXUS_SPARSE_DEPTH``.
-        coverage_floor: lexical coverage (a span's BM25 over what a span holding every query term approaches)
-            at which a span below the similarity floor is still admitted. Env ``NEXUS_COVERAGE_FLOOR``.
+        coverage_floor: lexical coverage (a span's BM25 over that of an average-length span holding each query term
+            once) at which a span below the similarity floor is still admitted. Env ``NEXUS_COVERAGE_FLOOR``.
         named_top: in a document the question names, a span either leg ranks this high (1 = first) is admitted
             below the similarity floor. Env ``NEXUS_NAMED_TOP``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
@@ -91,7 +91,7 @@ class Settings:
     sparse_weight: float = 1.0
     dense_depth: int = 50
     sparse_depth: int = 50
-    coverage_floor: float = 0.6
+    coverage_floor: float = 0.9
     named_top: int = 3
     document_match: bool = True
     ocr: str = "auto"

@@ -69,10 +69,10 @@ class LexicalQuery:
 
 @dataclass(frozen=True)
 class LexicalHit:
-    """A span the lexical index ranked: its BM25 score, and ``coverage``, that score over the score a span holding
-    every query term would approach (``Σ idf·(k1+1)``), capped at 1. Coverage is comparable across queries: a span
-    that holds the question's rare words scores near 1 whatever the question's length; one that holds only its
-    common words scores near 0."""
+    """A span the lexical index ranked: its BM25 score, and ``coverage``, that score over the score of a span of
+    average length holding each query term once (``Σ idf``), capped at 1. Coverage is comparable across queries: a
+    span that holds the question's rare words scores near 1 whatever the question's length; one that holds only
+    its common words scores near 0."""
 
     key: SpanKey
     score: float

@@ -37,8 +37,6 @@ from kruschnexus.lexical.index import (
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
 FORMAT = "tantivy-2"
 ANALYZER = "nexus_en"
-#: Tantivy's BM25 saturation constant (fixed by the engine; b = 0.75).
-K1 = 1.2
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
 IDS_BOOST = 2.0
@@ -214,14 +212,14 @@ class TantivyIndex:
         return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
 
     def best_possible(self, text: str) -> float:
-        """The BM25 score over the text field that a span holding every term of ``text`` would approach:
-        ``Σ idf(t)·(k1 + 1)`` over its distinct analysed terms (what :attr:`LexicalHit.coverage` divides by)."""
+        """The BM25 score over the text field of a span of average length that holds each term of ``text`` once:
+        ``Σ idf(t)`` over its distinct query terms (what :attr:`LexicalHit.coverage` divides by)."""
         searcher = self._spans.searcher()
         total = searcher.num_docs
         best = 0.0
         for term in self.query_terms(text):
             n = searcher.doc_freq("text", term)
-            best += math.log(1.0 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+            best += math.log(1.0 + (total - n + 0.5) / (n + 0.5))
         return best
 
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:

@@ -29,7 +29,7 @@ class Candidate:
         key: ``(doc_id, page_number, ordinal)``.
         dense_rank / cosine: 1-based rank and cosine similarity in the dense leg, if it ranked the span.
         sparse_rank / sparse_score: 1-based rank in the lexical leg, if it ranked the span, and its lexical
-            coverage (BM25 over the best a span holding every query term approaches, 0-1; see
+            coverage (BM25 over that of an average-length span holding each query term once, 0-1; see
             :class:`~kruschnexus.lexical.index.LexicalHit`).
         fulltext_match: the span matches every term of the full-text query.
         section / section_path: the span's section id and its ancestors.
@@ -60,7 +60,7 @@ class FusionSettings:
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
     #: A span whose lexical coverage reaches this is admitted below the similarity floor (above 1: never).
-    coverage_floor: float = 0.6
+    coverage_floor: float = 0.9
     #: In a document the question names, a span either leg ranks this high is admitted below the floor.
     named_top: int = 3
     #: Candidates each leg contributes before fusion.

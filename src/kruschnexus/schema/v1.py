@@ -76,7 +76,9 @@ class CandidateTrace(BaseModel):
     cosine: float | None
     sparse_rank: int | None = Field(description="1-based rank in the full-text leg")
     sparse_score: float | None = Field(
-        description="lexical coverage: the span's BM25 over what a span holding every query term approaches (0-1)"
+        description=(
+            "lexical coverage: the span's BM25 over that of an average-length span holding each query term once (0-1)"
+        )
     )
     fulltext_match: bool = Field(description="the span holds every term of the full-text query")
     dense_term: float = Field(description="1 / (k + dense_rank), 0 when unranked")
