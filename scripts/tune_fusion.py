@@ -25,7 +25,7 @@ from kruschnexus.eval.suite import load_suite
 from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
-    "coverage_floor": [0.6, 0.75, 0.9],
+    "coverage_floor": [0.9],
 }
 
 

@@ -108,6 +108,7 @@ def test_names_the_workspace_never_saw() -> None:
     known = {"distribution", "inc", "foot"}
     assert unknown_names(question, _analyze, lambda t: t in known) == ["Nike", "Locker"]
     assert unknown_names("What is the rent under the lease?", _analyze, lambda t: False) == []
+    assert unknown_names("Who pays the HVAC costs of the Acme lease?", _analyze, lambda t: False) == ["Acme"]
 
 
 def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:

@@ -37,9 +37,14 @@ def candidate_names(text: str) -> list[str]:
 
 
 def unknown_names(text: str, analyze: Callable[[str], list[str]], known: Callable[[str], bool]) -> list[str]:
-    """The candidate names of ``text`` (see :func:`candidate_names`) none of whose analysed terms is ``known``."""
+    """The candidate names of ``text`` (see :func:`candidate_names`) none of whose analysed terms is ``known``.
+
+    An all-capital word without a digit (``HVAC``, ``SOFR``) never counts: an acronym in a question is as often
+    the reader's shorthand for words the document spells out as a name it lacks."""
     unknown = []
     for word in candidate_names(text):
+        if word.isupper() and not any(c.isdigit() for c in word):
+            continue
         terms = [t for t in analyze(word) if len(t) > 1 and not t.isdigit()]
         if terms and not any(known(t) for t in terms):
             unknown.append(word)
