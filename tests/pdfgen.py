@@ -71,3 +71,29 @@ def casualty_lease(path: Path) -> Path:
     c.showPage()
     c.save()
     return path
+
+
+def titled_agreement(path: Path, title: str, parties: str, sections: list[tuple[str, str]]) -> Path:
+    """A one-page agreement: a title, a line naming the parties, then numbered sections with a heading each."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    width, height = letter
+    c.setFont("Helvetica-Bold", 14)
+    c.drawCentredString(width / 2, height - 72, title)
+    c.setFont("Times-Roman", 11)
+    y = height - 100
+    for line in simpleSplit(parties, "Times-Roman", 11, width - 144):
+        c.drawString(72, y, line)
+        y -= 14
+    y -= 12
+    for heading, body in sections:
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(72, y, heading)
+        y -= 18
+        c.setFont("Times-Roman", 11)
+        for line in simpleSplit(body, "Times-Roman", 11, width - 144):
+            c.drawString(72, y, line)
+            y -= 14
+        y -= 12
+    c.showPage()
+    c.save()
+    return path

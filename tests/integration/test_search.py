@@ -15,7 +15,7 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, QueryError
 from kruschnexus.retrieve.fusion import MAX_SECTION_BOOST
 from tests.conftest import FIXTURES
-from tests.pdfgen import casualty_lease
+from tests.pdfgen import casualty_lease, titled_agreement
 
 pytestmark = pytest.mark.integration
 
@@ -139,3 +139,50 @@ def test_cli_search_and_explain_json(lease: Corpus) -> None:
     assert trace["hits"] == 0 and trace["abstain"]["reason"].startswith("no span passed the filters")
     result = runner.invoke(cli, ["search", "page:abc", "-w", lease.workspace])
     assert result.exit_code == 2 and "position 5" in result.output
+
+
+@pytest.fixture(scope="module")
+def agreements(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    folder = tmp_path_factory.mktemp("agreements")
+    payment = "Buyer shall pay each invoice within forty-five days of the invoice date by wire transfer."
+    docs = [
+        titled_agreement(
+            folder / "supply.pdf",
+            "MASTER SUPPLY AGREEMENT",
+            "This Master Supply Agreement is made between Acme Widgets Inc. and Bolt Logistics LLC.",
+            [("1. Payment", payment), ("2. Delivery", "Seller shall deliver the goods to the Buyer's dock.")],
+        ),
+        titled_agreement(
+            folder / "lease.pdf",
+            "OFFICE LEASE",
+            "This Office Lease is made between Zenith Realty LLC and Harbor Dental Inc.",
+            [("1. Rent", "Tenant shall pay rent of four thousand dollars on the first day of each month.")],
+        ),
+        titled_agreement(
+            folder / "consulting.pdf",
+            "CONSULTING AGREEMENT",
+            "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
+            [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
+        ),
+    ]
+    with Corpus(workspace="named-documents", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest(docs)
+        yield corpus
+
+
+def test_a_question_that_names_its_document_is_answered_from_it(agreements: Corpus) -> None:
+    question = "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?"
+    hits = agreements.search(question, k=3)
+    assert hits and hits[0].source == "supply.pdf" and "forty-five days" in hits[0].text
+    assert all(h.source == "supply.pdf" for h in hits)
+    assert agreements.explain(question).parsed["document"]["source"] == "supply.pdf"
+
+
+def test_a_named_document_does_not_answer_for_a_name_the_workspace_lacks(agreements: Corpus) -> None:
+    """The question names the supply agreement and also a company no document mentions: ``[]``, not the nearest
+    clause of the named agreement."""
+    question = "Under the supply agreement between Acme Widgets and Bolt Logistics, how must Quasarix Holdings pay?"
+    assert agreements.search(question) == []
+    trace = agreements.explain(question)
+    assert trace.abstain is not None and "Quasarix" in trace.abstain.reason

@@ -6,6 +6,7 @@ offset comes from that one concatenation in :func:`make_page`, so the tests neve
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from hypothesis import given
@@ -297,3 +298,69 @@ def test_random_pages_keep_the_invariants(specs: list[tuple[BlockKind, list[str]
         assert block_text(page, block) == "\n".join(lines)
     chunks = chunk_page(page, SectionTracker(), max_chars)
     check_invariants(page, chunks, max_chars)
+
+
+def _sections(page: Page) -> list[tuple[str | None, str]]:
+    return [(c.section, page.text[c.start : c.end]) for c in chunk_page(page, SectionTracker(), 900)]
+
+
+def test_a_line_inside_a_block_that_opens_a_numbered_section_starts_it() -> None:
+    page = make_page(
+        [
+            (
+                BlockKind.LIST_ITEM,
+                [
+                    "12. Holidays",
+                    "12.1 The Executive shall be entitled to 28 days' paid holiday.",
+                    "12.2 The year runs.",
+                ],
+            )
+        ]
+    )
+    assert _sections(page) == [
+        ("12.1", "12. Holidays\n12.1 The Executive shall be entitled to 28 days' paid holiday."),
+        ("12.2", "12.2 The year runs."),
+    ]
+
+
+def test_a_wrapped_line_that_starts_with_a_reference_opens_nothing() -> None:
+    lines = ["The Borrower shall comply with the covenants set out in", "Section 7.1 of this Agreement at all times."]
+    page = make_page([(BlockKind.PARAGRAPH, ["7. Covenants"]), (BlockKind.PARAGRAPH, lines)])
+    assert {section for section, _ in _sections(page)} == {"7"}
+    reference_after_sentence = ["Rent is due monthly.", "Section 7.1 of the Act applies."]
+    page = make_page([(BlockKind.PARAGRAPH, ["7. Rent"]), (BlockKind.PARAGRAPH, reference_after_sentence)])
+    assert {section for section, _ in _sections(page)} == {"7"}
+
+
+def test_a_list_of_section_headings_stays_one_span() -> None:
+    toc = ["2.1 Term Commitments", "2.2 Procedure for Term Loan Borrowing", "2.3 Repayment of Term Loans"]
+    page = make_page([(BlockKind.PARAGRAPH, ["SECTION 2 AMOUNT AND TERMS"]), (BlockKind.PARAGRAPH, toc)])
+    assert _sections(page)[-1] == ("2.1", "\n".join(toc))
+
+
+def test_a_heading_that_ends_mid_sentence_keeps_the_open_sections() -> None:
+    page = make_page(
+        [
+            (BlockKind.LIST_ITEM, ["6. Committee"]),
+            (BlockKind.LIST_ITEM, ["(d) Nominees shall:"]),
+            (BlockKind.LIST_ITEM, ["i. commit the time to invest in the"]),
+            (BlockKind.HEADING, ["CNCF TOC,"]),
+            (BlockKind.PARAGRAPH, ["ii. demonstrate experience."]),
+        ]
+    )
+    assert _sections(page)[-1][0] == "6(d)(ii)"
+
+
+@given(
+    st.lists(
+        st.sampled_from(["4.1 The Tenant pays.", "Rent is due.", "4. Rent", "(a) Item one.", "and more"]),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_cut_blocks_keep_every_character_once(lines: list[str]) -> None:
+    page = make_page([(BlockKind.PARAGRAPH, lines)])
+    chunks = chunk_page(page, SectionTracker(), 900)
+    covered = "".join(page.text[c.start : c.end] for c in chunks)
+    assert "".join(covered.split()) == "".join(page.text.split())
+    assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))

@@ -121,3 +121,12 @@ def test_leg_weights_scale_their_terms(candidates: list[Candidate], wd: float, w
         assert s.dense_term == pytest.approx(wd * plain[s.candidate.key].dense_term)
         assert s.sparse_term == pytest.approx(ws * plain[s.candidate.key].sparse_term)
         assert s.admitted == plain[s.candidate.key].admitted
+
+
+def test_a_table_of_contents_ranks_after_every_other_span() -> None:
+    listing = Candidate(("a", 2, 0), dense_rank=1, cosine=0.9, sparse_rank=1, contents=True)
+    clause = Candidate(("a", 8, 0), dense_rank=5, cosine=0.5, sparse_rank=7)
+    fused = fuse([listing, clause], SETTINGS, NamedSections())
+    assert [s.candidate.key for s in fused] == [("a", 8, 0), ("a", 2, 0)]
+    assert fused[1].score > fused[0].score and fused[1].admitted
+    assert "table_of_contents" in fused[1].reasons

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids
+from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, looks_like_contents
 from kruschnexus.lexical.index import DocHit
 from kruschnexus.retrieve.documents import choose, name_terms, strip_naming
 
@@ -118,3 +119,22 @@ def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
     named = [_hit("a", 9.0, "acme", "deposit"), _hit("b", 1.0, "deposit")]
     match = choose(named, lambda t: freq[t], 20, proper={"acme"})
     assert match is not None and match.doc_id == "a"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Governing Laws.................................................. 12", True),
+        ("Section 8.01 Governing Law\nSection 8.02 Jurisdiction\nSection 8.03 Cost and Expenses", True),
+        ("SECTION 2 AMOUNT AND TERMS\n2.1 Term Commitments\n2.2 Procedure for Borrowing\n2.3 Repayment", True),
+        (
+            "19.0 TERMINATION WITHOUT CAUSE\n19.1 Either Party may terminate, without cause, by giving two\n(2) years",
+            False,
+        ),
+        ("12. Holidays\n12.1 The Executive shall be entitled to 28 days' paid holiday.", False),
+        ("The Tenant shall pay. . . the rent", False),
+        ("", False),
+    ],
+)
+def test_looks_like_contents(text: str, expected: bool) -> None:
+    assert looks_like_contents(text) is expected

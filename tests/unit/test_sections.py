@@ -25,7 +25,39 @@ def test_parse_marker(case: dict[str, object]) -> None:
     if case["kind"] is None:
         assert marker is None
     else:
-        assert marker == Marker(str(case["kind"]), str(case["value"]), tuple(case["extra"]))  # type: ignore[arg-type]
+        assert marker is not None
+        assert (marker.kind, marker.value, marker.extra) == (case["kind"], case["value"], tuple(case["extra"]))  # type: ignore[arg-type]
+
+
+def test_item_style_is_how_the_label_is_written() -> None:
+    assert parse_marker("(a) text") == Marker("item", "a", style="paren")
+    assert parse_marker("a. text") == Marker("item", "a", style="dot")
+
+
+def test_a_bare_number_numbers_a_heading_block_only() -> None:
+    assert parse_marker("22 JURISDICTION AND CHOICE OF LAW", heading=True) == Marker("number", "22")
+    assert parse_marker("22 JURISDICTION AND CHOICE OF LAW") is None
+    assert parse_marker("2021 ANNUAL REPORT", heading=True) is None
+
+
+def test_items_of_two_styles_nest() -> None:
+    """``(e)`` then ``i.`` then ``a.``: three levels, though ``(e)`` and ``a.`` are both letters."""
+    tracker = SectionTracker()
+    for text in [
+        "6. Technical Oversight Committee",
+        "(e) Process",
+        "i. Nominations",
+        "a. A nomination",
+        "b. The Board",
+    ]:
+        marker = parse_marker(text)
+        assert marker is not None
+        tracker.open(marker, text)
+    assert tracker.section == "6(e)(i)(b)"
+    marker = parse_marker("(f) Constraints")
+    assert marker is not None
+    tracker.open(marker, "(f) Constraints")
+    assert tracker.section == "6(f)"
 
 
 def test_cases_file_is_well_formed() -> None:

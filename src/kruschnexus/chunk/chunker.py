@@ -15,11 +15,13 @@ the last row and column it reaches. A span below the table's header row carries 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from kruschnexus.chunk.grammar import parse_heading_marker
 from kruschnexus.chunk.sections import SectionTracker, parse_marker
 from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
@@ -29,6 +31,17 @@ _ABBREVIATIONS = frozenset(
 )
 _SPACES = re.compile(r"\s+")
 HEADER_CHARS = 100
+#: A line inside a block, from its first non-blank character.
+_LINE_START = re.compile(r"\n[ \t]*(?=\S)")
+#: A line that ends a sentence or a clause (``.``, ``:``, ``;``, a closing quote or bracket after them).
+_CLOSED_LINE = re.compile(r"[.:;][\"'”’)\]]*$")
+#: After a section id that opens a line: a dot or bracket, then the line's end or a capital, quote or parenthesis.
+_HEADING_TAIL = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[A-Z\"“(])")
+#: A "heading" that starts in lower case or ends with a comma, a hyphen or a conjunction is a wrapped line of a
+#: sentence (``CNCF TOC,``): it closes no section.
+_CONTINUES = re.compile(r"^[a-z]|(?:[,\-]|\b(?:and|or|of|the|to|in))$")
+#: A line at most this long that ends without punctuation is a heading (``12. Holidays``).
+SHORT_LINE = 60
 
 
 @dataclass
@@ -144,41 +157,84 @@ def _piece(
 def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
     current: _Region | None = None
     for block in page.blocks:
-        if not block.kind.is_body:
+        alone = _region_alone(page, block, tracker)
+        if alone is not None or not block.kind.is_body:
             if current is not None:
                 yield current
             current = None
+            if alone is not None:
+                yield alone
             continue
-        if block.kind == BlockKind.FOOTNOTE:
-            if current is not None:
-                yield current
-            current = None
-            note = _Region(block.start, block.end, tracker.section, tracker.section_path, tracker.headers)
-            note.kinds.append(block.kind.value)
-            yield note
-            continue
-        if block.kind == BlockKind.TABLE and (table := _table_region(page, block, tracker)) is not None:
-            if current is not None:
-                yield current
-            current = None
-            yield table
-            continue
-        _track(page, block, tracker)
-        key = (tracker.section, tracker.section_path, tracker.headers)
-        is_heading = block.kind == BlockKind.HEADING
-        if current is not None and (current.section, current.section_path, current.headers) == key:
-            current.end = block.end
-        elif current is not None and current.headings_only:
-            current.end = block.end
-            current.section, current.section_path, current.headers = key
-        else:
-            if current is not None:
-                yield current
-            current = _Region(block.start, block.end, *key)
-        current.kinds.append(block.kind.value)
-        current.headings_only = current.headings_only and is_heading
+        for piece in section_pieces(page, block):
+            _track(page, piece, tracker)
+            finished, current = _extend(current, piece, tracker)
+            if finished is not None:
+                yield finished
     if current is not None:
         yield current
+
+
+def _region_alone(page: Page, block: Block, tracker: SectionTracker) -> _Region | None:
+    """A footnote, or a table with cells: a region of its own that joins nothing."""
+    if block.kind == BlockKind.FOOTNOTE:
+        note = _Region(block.start, block.end, tracker.section, tracker.section_path, tracker.headers)
+        note.kinds.append(block.kind.value)
+        return note
+    if block.kind == BlockKind.TABLE:
+        return _table_region(page, block, tracker)
+    return None
+
+
+def _extend(current: _Region | None, piece: Block, tracker: SectionTracker) -> tuple[_Region | None, _Region]:
+    """Add a tracked body piece to the current region, or start a new one (returning the finished one)."""
+    key = (tracker.section, tracker.section_path, tracker.headers)
+    finished = None
+    if current is not None and (current.section, current.section_path, current.headers) == key:
+        current.end = piece.end
+    elif current is not None and current.headings_only:
+        current.end = piece.end
+        current.section, current.section_path, current.headers = key
+    else:
+        finished = current
+        current = _Region(piece.start, piece.end, *key)
+    current.kinds.append(piece.kind.value)
+    current.headings_only = current.headings_only and piece.kind == BlockKind.HEADING
+    return finished, current
+
+
+def section_pieces(page: Page, block: Block) -> list[Block]:
+    """``block`` cut where a line inside it opens a numbered section (``12. Holidays`` / ``12.1 The Executive
+    shall ...`` in one block), so that each part is tracked under its own section. A line opens one when it
+    starts with a section id of the grammar (``12.1``, ``Section 4.2``, ``ARTICLE V``) followed by a capital, a
+    quote, a parenthesis or the line's end, and the line before it ends a sentence or is short (a heading). A
+    block of three pieces or more, most of which end without a sentence's end, is a list of headings (a table of
+    contents) and stays whole. Pieces keep the block's kind and only their offsets differ, except a first piece
+    that is one short numbered line (``12. Holidays``): it is a heading, and joins the span after it."""
+    text = page.text[block.start : block.end]
+    cuts = [m.end() for m in _LINE_START.finditer(text) if _opens_section(text, m.start(), m.end())]
+    if not cuts:
+        return [block]
+    bounds = [0, *cuts, len(text)]
+    parts = list(itertools.pairwise(bounds))
+    titles = sum(1 for a, b in parts if not _CLOSED_LINE.search(text[a:b].strip()))
+    if len(parts) >= 3 and 2 * titles > len(parts):
+        return [block]
+    pieces = [
+        dataclasses.replace(block, start=block.start + a, end=block.start + len(text[:b].rstrip())) for a, b in parts
+    ]
+    head = text[: parts[0][1]].strip()
+    if "\n" not in head and len(head) <= SHORT_LINE and not _CLOSED_LINE.search(head) and parse_marker(head):
+        pieces[0] = dataclasses.replace(pieces[0], kind=BlockKind.HEADING)  # ``12. Holidays``: joins what follows
+    return pieces
+
+
+def _opens_section(text: str, newline: int, start: int) -> bool:
+    line_begin = text.rfind("\n", 0, newline) + 1
+    previous = text[line_begin:newline].strip()
+    if previous and not (_CLOSED_LINE.search(previous) or len(previous) <= SHORT_LINE):
+        return False
+    ref = parse_heading_marker(text[start : start + 200])
+    return ref is not None and _HEADING_TAIL.match(text, start + ref.end) is not None
 
 
 def _table_region(page: Page, block: Block, tracker: SectionTracker) -> _Region | None:
@@ -196,10 +252,10 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
     if block.kind == BlockKind.TABLE:
         return  # a table cell reading "11.00" or "4.50" is an amount, not a section number
     text = page.text[block.start : block.end]
-    marker = parse_marker(text)
+    marker = parse_marker(text, heading=block.kind == BlockKind.HEADING)
     if marker is not None:
         tracker.open(marker, header_of(text, block.kind))
-    elif block.kind == BlockKind.HEADING:
+    elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()):
         tracker.title(header_of(text, block.kind), block.level)
     else:
         tracker.body()

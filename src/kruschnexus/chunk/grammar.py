@@ -364,7 +364,8 @@ _HEAD_SECTION = re.compile(
 )
 _HEAD_CHAPTER = re.compile(rf"(?:CHAPTER|Chapter)\s+({_NUM}){_END}")
 _HEAD_ARTICLE = re.compile(rf"(?:ARTICLE|Article|ART\.|Art\.)\s+((?:{_ROMAN}|\d+[A-Za-z]?)(?:{_SUB}))(?!\w)")
-_HEAD_DOTTED = re.compile(r"(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))+(?=\s|$)|(?=\s*(?:$|[A-Z\"“(—–-])))")
+# A ``(`` right after the id must open sub-items followed by a space (``7.1(a) The``), never ``306.4(a)’s``.
+_HEAD_DOTTED = re.compile(r"(\d+(?:\.\d+)+)\.?((?:\([A-Za-z0-9]{1,4}\))+(?=\s|$)|(?=\s*(?:$|[A-Z\"“—–-])|\s+\())")
 _DATE = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|[12]\d|3[01])\.(?:1[89]|20)\d\d")
 # Keywords read only in heading form: the id ends the block or is followed by a separator or a capital.
 _HEADING_TAIL = r"\.?(?=\s*$|\s*[:—–-]|\s+[A-Z\"“(\[])"

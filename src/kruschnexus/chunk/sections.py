@@ -18,7 +18,10 @@ from kruschnexus.chunk.grammar import DIVISION_KINDS, is_within, parse_heading_m
 
 __all__ = ["Marker", "SectionTracker", "is_within", "item_type", "parse_marker"]
 
-_TOP_NUMBER = re.compile(r"^(\d{1,3})\.\s+(?=[A-Z])")
+# ``1. Definitions``, and ``17.Other Sales`` (no space after the dot, common in converted filings).
+_TOP_NUMBER = re.compile(r"^(\d{1,3})\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z]))")
+# In a heading block only: ``22 JURISDICTION AND CHOICE OF LAW``, ``4 Termination`` (no dot after the number).
+_HEADING_NUMBER = re.compile(r"^(\d{1,3})[ \t]+(?=[A-Z])")
 _PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$)")
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.\s")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
@@ -34,22 +37,29 @@ class Marker:
             sub-item such as ``(a)`` or ``C.``).
         value: the id for articles and sections, the label for items (``a``, ``iv``, ``C``, ``3``).
         extra: parenthesised sub-items written after the id, e.g. ``("a", "iv")`` for ``7.1(a)(iv)``.
+        style: how an item's label is written: ``paren`` (``(a)``) or ``dot`` (``a.``). Items of one style are one
+            level of a list and items of the other style another, even when both use letters (``(e)`` then
+            ``i.`` then ``a.`` nest three deep).
     """
 
     kind: str
     value: str
     extra: tuple[str, ...] = ()
+    style: str = ""
 
 
-def parse_marker(text: str) -> Marker | None:
-    """The section marker at the start of ``text``, if any."""
+def parse_marker(text: str, heading: bool = False) -> Marker | None:
+    """The section marker at the start of ``text``, if any (``heading``: the text is a whole heading block, where
+    a bare number before a capital, ``22 JURISDICTION``, numbers a section)."""
     text = text.lstrip()
     if ref := parse_heading_marker(text):
         return Marker("article" if ref.kind in DIVISION_KINDS else "section", ref.base, ref.items)
-    if m := _TOP_NUMBER.match(text):
+    if (m := _TOP_NUMBER.match(text)) or (heading and (m := _HEADING_NUMBER.match(text))):
         return Marker("number", m.group(1))
-    if m := _PAREN_ITEM.match(text) or _DOT_ITEM.match(text):
-        return Marker("item", m.group(1))
+    if m := _PAREN_ITEM.match(text):
+        return Marker("item", m.group(1), style="paren")
+    if m := _DOT_ITEM.match(text):
+        return Marker("item", m.group(1), style="dot")
     return None
 
 
@@ -141,7 +151,7 @@ class SectionTracker:
         elif marker.kind == "number":
             self._open_number(marker.value, header)
         else:
-            self._open_item(marker.value, header)
+            self._open_item(marker.value, header, marker.style)
 
     def _open_section(self, sid: str, header: str, kind: str = "section") -> None:
         while self._stack and self._stack[-1].kind in ("section", "number", "item"):
@@ -154,14 +164,14 @@ class SectionTracker:
     def _open_number(self, value: str, header: str) -> None:
         numbered = any(e.kind == "number" for e in self._stack)
         if not numbered and any(e.kind == "section" for e in self._stack):
-            self._open_item(value, header)
+            self._open_item(value, header, "dot")
             return
         self._open_section(value, header, kind="number")
 
-    def _open_item(self, label: str, header: str) -> None:
-        items = [e for e in self._stack if e.kind == "item"]
+    def _open_item(self, label: str, header: str, style: str = "paren") -> None:
+        items = [e for e in self._stack if e.kind == "item" and e.item_type.endswith(f"/{style}")]
         previous = items[-1].label if items else None
-        kind = item_type(label, previous)
+        kind = f"{item_type(label, previous)}/{style}"
         siblings = [i for i, e in enumerate(self._stack) if e.kind == "item" and e.item_type == kind]
         if siblings:
             del self._stack[siblings[-1] :]

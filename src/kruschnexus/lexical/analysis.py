@@ -117,3 +117,22 @@ def title_of(front: str) -> str:
         if len(lines) == 3:
             break
     return " ".join(lines)[:TITLE_CHARS]
+
+
+#: A line that ends in a dot leader and, perhaps, a page number: ``Governing Law ........ 12``.
+_LEADER_LINE = re.compile(r"(?:\.\s?){5,}\s*(?:[0-9ivxlc]+)?\s*$", re.IGNORECASE)
+#: A line that is a section id and a title with nothing after it: ``2.2 Procedure for Term Loan Borrowing``.
+_TITLE_LINE = re.compile(r"^\s*(?:(?:section|article|§)\s*)?\d+(?:\.\d+)*\.?\s+[^.,;:]{1,50}$", re.IGNORECASE)
+
+
+def looks_like_contents(text: str) -> bool:
+    """The text is (part of) a table of contents: half its lines or more end in a dot leader, or it is three lines
+    or more of which most are a section number and a title alone. Such a span names sections; it never holds
+    what they say, so it never answers a question about them."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if 2 * sum(1 for line in lines if _LEADER_LINE.search(line)) >= len(lines):
+        return True
+    titles = sum(1 for line in lines if _TITLE_LINE.match(line))
+    return titles >= 3 and 3 * titles >= 2 * len(lines)

@@ -36,6 +36,8 @@ class Candidate:
         markers: section markers that open a line of the span's text, lower-cased (``12.1``, ``exhibit a``):
             the span holds the start of those sections even where the chunker did not split at them.
         opens: the markers of the span's first line: the span is where those sections begin.
+        contents: the span is a table of contents (see
+            :func:`~kruschnexus.lexical.analysis.looks_like_contents`): it ranks after every other span.
     """
 
     key: tuple[str, int, int]
@@ -48,6 +50,7 @@ class Candidate:
     section_path: tuple[str, ...] = ()
     markers: tuple[str, ...] = ()
     opens: tuple[str, ...] = ()
+    contents: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,8 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
         reasons.append("lexical_coverage")
     if candidate.fulltext_match:
         reasons.append("fulltext_match")
+    if candidate.contents:
+        reasons.append("table_of_contents")
     best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)
     top_of_named = named.document and best_rank <= settings.named_top
     if top_of_named:
@@ -151,9 +156,10 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
 
 
 def fuse(candidates: Iterable[Candidate], settings: FusionSettings, named: NamedSections) -> list[Scored]:
-    """Every candidate scored, best first (ties broken by key, so input order never matters)."""
+    """Every candidate scored, best first (ties broken by key, so input order never matters); tables of contents
+    after every other span, whatever their score."""
     scored = [score(c, settings, named) for c in candidates]
-    return sorted(scored, key=lambda s: (-s.score, s.candidate.key))
+    return sorted(scored, key=lambda s: (s.candidate.contents, -s.score, s.candidate.key))
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
-from kruschnexus.lexical.analysis import line_markers
+from kruschnexus.lexical.analysis import line_markers, looks_like_contents
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
@@ -136,7 +136,7 @@ def run_search(
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     match = named_document(index, query) if settings.documents else None
-    unknown = [] if match is not None else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
+    unknown = unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
@@ -225,6 +225,7 @@ def _candidates(
             section_path=tuple(rows[key]["section_path"] or ()),
             markers=tuple(line_markers(str(rows[key]["text"]))),
             opens=tuple(line_markers(str(rows[key]["text"]).lstrip().split("\n", 1)[0])),
+            contents=looks_like_contents(str(rows[key]["text"])),
             **values,
         )
         for key, values in fields.items()
