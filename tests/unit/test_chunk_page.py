@@ -364,3 +364,25 @@ def test_cut_blocks_keep_every_character_once(lines: list[str]) -> None:
     covered = "".join(page.text[c.start : c.end] for c in chunks)
     assert "".join(covered.split()) == "".join(page.text.split())
     assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))
+
+
+def test_a_line_after_a_comma_or_an_abbreviation_opens_nothing() -> None:
+    heading = ["8.22.050 - Summary of notices required by this Chapter,", "Article I."]
+    page = make_page([(BlockKind.PARAGRAPH, heading), (BlockKind.PARAGRAPH, ["The following is a summary."])])
+    assert {section for section, _ in _sections(page)} == {"8.22.050"}
+    lines = ["Rent increases for work required by O.M.C.", "Chapter 15.27. Allowable adjustments apply.", "More."]
+    page = make_page([(BlockKind.PARAGRAPH, ["8.22.020 - Definitions."]), (BlockKind.PARAGRAPH, lines)])
+    assert {section for section, _ in _sections(page)} == {"8.22.020"}
+
+
+def test_figures_and_narrow_columns_open_nothing() -> None:
+    figures = ["Redwood City, California 94063", "650.568.6000 (voice)", "5.7", "99.5"]
+    page = make_page([(BlockKind.PARAGRAPH, ["9. Notices"]), (BlockKind.PARAGRAPH, figures)])
+    assert {section for section, _ in _sections(page)} == {"9"}
+    column = [
+        "Texas reads the Compact to the contrary, but such provi-",
+        "sions would produce further anomalous results. Consider",
+        "§6.01(b). That provision states the rule for all States.",
+    ]
+    page = make_page([(BlockKind.PARAGRAPH, ["II. Analysis"]), (BlockKind.PARAGRAPH, column)])
+    assert all(section is None or "6.01" not in section for section, _ in _sections(page))

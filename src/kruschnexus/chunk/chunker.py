@@ -40,8 +40,14 @@ _HEADING_TAIL = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[A-Z\"“(])")
 #: A "heading" that starts in lower case or ends with a comma, a hyphen or a conjunction is a wrapped line of a
 #: sentence (``CNCF TOC,``): it closes no section.
 _CONTINUES = re.compile(r"^[a-z]|(?:[,\-]|\b(?:and|or|of|the|to|in))$")
-#: A line at most this long that ends without punctuation is a heading (``12. Holidays``).
+#: A line that ends in the middle of a sentence, whatever its length: a comma, a dash, a joining word.
+_OPEN_END = re.compile(r"(?:[,\-–—]|\b(?:and|or|of|the|to|in|by|for|with|under|pursuant|per))$")
+#: Initials: ``o.m.c``, ``u.s``, ``a``.
+_INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
+#: A line at most this long that ends without punctuation is a heading (``12. Holidays``), if it is also at most
+#: this share of the block's longest line (narrow columns wrap sentences into short lines).
 SHORT_LINE = 60
+SHORT_SHARE = 0.6
 
 
 @dataclass
@@ -211,14 +217,16 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     contents) and stays whole. Pieces keep the block's kind and only their offsets differ, except a first piece
     that is one short numbered line (``12. Holidays``): it is a heading, and joins the span after it."""
     text = page.text[block.start : block.end]
-    cuts = [m.end() for m in _LINE_START.finditer(text) if _opens_section(text, m.start(), m.end())]
+    short = min(SHORT_LINE, int(SHORT_SHARE * max(len(line.strip()) for line in text.splitlines())))
+    numbered = [m.end() for m in _LINE_START.finditer(text) if parse_heading_marker(text[m.end() : m.end() + 200])]
+    lines = [0, *numbered]
+    titles = sum(1 for a, b in itertools.pairwise([*lines, len(text)]) if not _CLOSED_LINE.search(text[a:b].strip()))
+    if len(lines) >= 3 and 2 * titles > len(lines):
+        return [block]  # a list of section titles
+    cuts = [m.end() for m in _LINE_START.finditer(text) if _opens_section(text, m.start(), m.end(), short)]
     if not cuts:
         return [block]
-    bounds = [0, *cuts, len(text)]
-    parts = list(itertools.pairwise(bounds))
-    titles = sum(1 for a, b in parts if not _CLOSED_LINE.search(text[a:b].strip()))
-    if len(parts) >= 3 and 2 * titles > len(parts):
-        return [block]
+    parts = list(itertools.pairwise([0, *cuts, len(text)]))
     pieces = [
         dataclasses.replace(block, start=block.start + a, end=block.start + len(text[:b].rstrip())) for a, b in parts
     ]
@@ -228,13 +236,32 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     return pieces
 
 
-def _opens_section(text: str, newline: int, start: int) -> bool:
+def _ends_sentence(line: str) -> bool:
+    """The line ends a sentence or a clause: ``.``, ``:`` or ``;``, but not the dot of ``O.M.C.`` or ``Inc.``."""
+    if not _CLOSED_LINE.search(line):
+        return False
+    word = line.rsplit(None, 1)[-1].lower().strip("(\"'")
+    return not ((word.endswith(".") and _INITIALS.fullmatch(word[:-1])) or word[:-1] in _ABBREVIATIONS)
+
+
+def _ends_clause_or_heading(line: str, short: int) -> bool:
+    """A line after which a new section may begin: it ends a sentence, or it is short and ends without a dot."""
+    if line.endswith("."):
+        return _ends_sentence(line)
+    return _ends_sentence(line) or len(line) <= short
+
+
+def _opens_section(text: str, newline: int, start: int, short: int) -> bool:
     line_begin = text.rfind("\n", 0, newline) + 1
     previous = text[line_begin:newline].strip()
-    if previous and not (_CLOSED_LINE.search(previous) or len(previous) <= SHORT_LINE):
+    if previous and (_OPEN_END.search(previous) or not _ends_clause_or_heading(previous, short)):
         return False
     ref = parse_heading_marker(text[start : start + 200])
-    return ref is not None and _HEADING_TAIL.match(text, start + ref.end) is not None
+    if ref is None or _HEADING_TAIL.match(text, start + ref.end) is None:
+        return False
+    line_end = text.find("\n", start)
+    alone = not text[start + ref.end : len(text) if line_end < 0 else line_end].strip(" \t.)")
+    return not (alone and text[start].isdigit())  # a bare number alone on its line (``99.5``) is a figure
 
 
 def _table_region(page: Page, block: Block, tracker: SectionTracker) -> _Region | None:

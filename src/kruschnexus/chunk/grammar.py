@@ -402,6 +402,11 @@ def parse_heading_marker(text: str) -> SectionRef | None:
     return _ref(kind, raw_id, offset, offset + end)
 
 
+def _short_parts(dotted: str) -> bool:
+    """Every part of a dotted id has at most three digits: ``8.22.030`` is an id, ``650.568.6000`` a phone number."""
+    return all(len(part) <= 3 for part in dotted.split("."))
+
+
 def _heading(text: str) -> tuple[str, str, int] | None:
     if m := _HEAD_ARTICLE.match(text):
         return "article", m.group(1), m.end(1)
@@ -409,7 +414,7 @@ def _heading(text: str) -> tuple[str, str, int] | None:
         return "chapter", m.group(1), m.end(1)
     if m := _HEAD_SECTION.match(text):
         return "section", m.group(1) + m.group(2), m.end(2)
-    if (m := _HEAD_DOTTED.match(text)) and not _DATE.fullmatch(m.group(1)):
+    if (m := _HEAD_DOTTED.match(text)) and not _DATE.fullmatch(m.group(1)) and _short_parts(m.group(1)):
         return "section", m.group(1) + m.group(2), m.end(2) if m.group(2) else m.end(1)
     for kind, pattern in _HEAD_LOOSE_RE.items():
         if m := pattern.match(text):
