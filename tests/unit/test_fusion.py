@@ -130,3 +130,11 @@ def test_a_table_of_contents_ranks_after_every_other_span() -> None:
     assert [s.candidate.key for s in fused] == [("a", 8, 0), ("a", 2, 0)]
     assert fused[1].score > fused[0].score and fused[1].admitted
     assert "table_of_contents" in fused[1].reasons
+
+
+def test_a_heading_alone_ranks_last_unless_a_section_is_named() -> None:
+    heading = Candidate(("a", 2, 0), dense_rank=1, cosine=0.9, sparse_rank=1, section="5", title_only=True)
+    clause = Candidate(("a", 3, 0), dense_rank=5, cosine=0.5, sparse_rank=7, section="5(a)")
+    assert [s.candidate.key for s in fuse([heading, clause], SETTINGS, NamedSections())] == [("a", 3, 0), ("a", 2, 0)]
+    lookup = NamedSections(("5",), lookup_only=True)
+    assert fuse([heading, clause], SETTINGS, lookup)[0].candidate.key == ("a", 2, 0)

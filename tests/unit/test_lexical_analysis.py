@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, looks_like_contents
+from kruschnexus.lexical.analysis import entity_names, file_words, is_title_only, legal_ids, looks_like_contents
 from kruschnexus.lexical.index import DocHit
 from kruschnexus.retrieve.documents import choose, name_terms, strip_naming
 
@@ -138,3 +138,21 @@ def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
 )
 def test_looks_like_contents(text: str, expected: bool) -> None:
     assert looks_like_contents(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("5. Forecasts; Terpene Cost Information.", True),
+        ("3.Obligations Of The Parties", True),
+        ("ARTICLE X FORCE MAJEURE", True),
+        ("Section 8.23 Term of Lease", True),
+        ("force or effect after the Change in Control Period.", False),
+        ("d. the CNCF Executive Director, or", False),
+        ("12. Holidays\n12.1 The Executive shall be entitled to 28 days' paid holiday.", False),
+        ("2. This License does not include a minimum annual royalty payable by THI to Marv.", False),
+        ("", False),
+    ],
+)
+def test_is_title_only(text: str, expected: bool) -> None:
+    assert is_title_only(text) is expected

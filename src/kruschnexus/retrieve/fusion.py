@@ -38,6 +38,8 @@ class Candidate:
         opens: the markers of the span's first line: the span is where those sections begin.
         contents: the span is a table of contents (see
             :func:`~kruschnexus.lexical.analysis.looks_like_contents`): it ranks after every other span.
+        title_only: the span is a heading alone (see :func:`~kruschnexus.lexical.analysis.is_title_only`): unless
+            the query names a section, it ranks after every span that holds text.
     """
 
     key: tuple[str, int, int]
@@ -51,6 +53,7 @@ class Candidate:
     markers: tuple[str, ...] = ()
     opens: tuple[str, ...] = ()
     contents: bool = False
+    title_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,27 +127,23 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
         # lookup cites the section's opening words first (the boost still only reorders).
         opening = any(n.lower() in candidate.opens for n in named.ids)
         boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) * (1.0 if opening else INSIDE_SHARE)
-    reasons: list[str] = []
-    if candidate.dense_rank is not None:
-        reasons.append(f"dense_rank_{candidate.dense_rank}")
-    if candidate.sparse_rank is not None:
-        reasons.append(f"sparse_rank_{candidate.sparse_rank}")
-    if matched_section:
-        reasons.append("section_locator_match")
     above_floor = candidate.cosine is not None and candidate.cosine >= settings.floor
-    if above_floor:
-        reasons.append("above_floor")
     covered = candidate.sparse_score is not None and candidate.sparse_score >= settings.coverage_floor
-    if covered:
-        reasons.append("lexical_coverage")
-    if candidate.fulltext_match:
-        reasons.append("fulltext_match")
-    if candidate.contents:
-        reasons.append("table_of_contents")
     best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)
     top_of_named = named.document and best_rank <= settings.named_top
-    if top_of_named:
-        reasons.append("top_of_named_document")
+    flags = {
+        "section_locator_match": matched_section,
+        "above_floor": above_floor,
+        "lexical_coverage": covered,
+        "fulltext_match": candidate.fulltext_match,
+        "table_of_contents": candidate.contents,
+        "heading_alone": candidate.title_only,
+        "top_of_named_document": top_of_named,
+    }
+    reasons = [
+        f"{leg}_rank_{rank}" for leg, rank in (("dense", candidate.dense_rank), ("sparse", candidate.sparse_rank))
+    ]
+    reasons = [r for r in reasons if not r.endswith("_None")] + [name for name, on in flags.items() if on]
     rejected: str | None = None
     if named.ids and not matched_section:
         rejected = REJECT_SECTION
@@ -156,10 +155,15 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
 
 
 def fuse(candidates: Iterable[Candidate], settings: FusionSettings, named: NamedSections) -> list[Scored]:
-    """Every candidate scored, best first (ties broken by key, so input order never matters); tables of contents
-    after every other span, whatever their score."""
+    """Every candidate scored, best first (ties broken by key, so input order never matters); tables of contents,
+    and headings alone when the query names no section, after every other span, whatever their score."""
     scored = [score(c, settings, named) for c in candidates]
-    return sorted(scored, key=lambda s: (s.candidate.contents, -s.score, s.candidate.key))
+    bare = not named.ids
+
+    def empty(c: Candidate) -> bool:
+        return c.contents or (bare and c.title_only)
+
+    return sorted(scored, key=lambda s: (empty(s.candidate), -s.score, s.candidate.key))
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
-from kruschnexus.lexical.analysis import line_markers, looks_like_contents
+from kruschnexus.lexical.analysis import is_title_only, line_markers, looks_like_contents
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
@@ -226,6 +226,7 @@ def _candidates(
             markers=tuple(line_markers(str(rows[key]["text"]))),
             opens=tuple(line_markers(str(rows[key]["text"]).lstrip().split("\n", 1)[0])),
             contents=looks_like_contents(str(rows[key]["text"])),
+            title_only=is_title_only(str(rows[key]["text"])),
             **values,
         )
         for key, values in fields.items()
