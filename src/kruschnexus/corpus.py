@@ -217,16 +217,30 @@ class Corpus:
             )
 
     def export(self) -> Iterator[Hit]:
-        """Every stored span as a v1 hit (``score`` null), in document and page order."""
-        for row in self.store.iter_spans(self.workspace):
-            yield hit_from_row(row)
+        """Every stored span as a v1 hit (``score`` null), in document and page order.
+
+        Raises:
+            NotFoundError: the workspace does not exist (checked before the first span, not on iteration).
+        """
+        self.require_exists()
+        return (hit_from_row(row) for row in self.store.iter_spans(self.workspace))
 
     def verify(self, tick: Any = None) -> VerifyReport:
-        """Re-derive every span from the kept original bytes and compare text and boxes."""
+        """Re-derive every span from the kept original bytes and compare text and boxes.
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
+        self.require_exists()
         return verify_workspace(self.store, self.settings, self.workspace, tick)
 
     def documents(self) -> list[DocumentInfo]:
-        """Stored documents of this workspace, by source name."""
+        """Stored documents of this workspace, by source name.
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
+        self.require_exists()
         return [document_from_row(row) for row in self.store.documents(self.workspace)]
 
     def document(self, doc_id: str) -> DocumentInfo:

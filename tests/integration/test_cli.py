@@ -57,6 +57,13 @@ def test_bad_workspace_name_is_a_clear_error() -> None:
     assert code == 2 and "invalid workspace name" in out
 
 
+@pytest.mark.parametrize("command", ["export", "verify", "search"])
+def test_a_missing_workspace_is_an_error_everywhere(command: str) -> None:
+    args = [command, "-w", "no-such-workspace-here"] + (["rent"] if command == "search" else [])
+    code, out = run(*args)
+    assert code == 2 and "'no-such-workspace-here' does not exist" in out
+
+
 def test_doctor_json() -> None:
     code, out = run("doctor", "--json")
     report = json.loads(out.strip().splitlines()[-1])
@@ -71,3 +78,19 @@ def test_every_command_has_help() -> None:
         assert command.help and len(command.help) > 20, name
         code, out = run(name, "--help")
         assert code == 0 and "Usage" in out
+
+
+def test_a_query_may_start_with_an_exclusion_and_section_alone_is_a_lookup(workspace: str) -> None:
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--json")
+    assert code == 0, out
+    code, out = run("explain", "-waiver late charge", "-w", workspace, "--json")
+    assert code == 0, out
+    parsed = json.loads(out.strip().splitlines()[-1])["parsed"]
+    assert parsed["excluded_terms"] == ["waiver"] and parsed["text"] == "late charge"
+    code, out = run("search", "-w", workspace, "rent", "-deposit", "--k=3", "--json")
+    assert code == 0, out
+    hits = json.loads(out.strip().splitlines()[-1])
+    assert hits and len(hits) <= 3 and all("deposit" not in h["text"].lower() for h in hits)
+    code, out = run("search", "section:8.24", "doc:*.PDF", "-w", workspace, "--json")
+    hits = json.loads(out.strip().splitlines()[-1])
+    assert code == 0 and hits and all(h["section"].startswith("8.24") for h in hits), out

@@ -123,6 +123,9 @@ def test_bad_queries_and_workspaces(lease: Corpus, settings: Settings, embedder:
     with Corpus(workspace="never-made", settings=settings, embedder=embedder) as empty:
         with pytest.raises(ConfigError, match="does not exist"):
             empty.search("rent")
+        for call in (empty.documents, empty.export, empty.verify):
+            with pytest.raises(ConfigError, match="does not exist"):
+                call()
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -41,6 +41,37 @@ class NexusGroup(click.Group):
             ctx.exit(2)
 
 
+class QueryCommand(click.Command):
+    """A command whose free-text QUERY may start with ``-`` (an exclusion: ``nexus search '-waiver late charge'``).
+
+    Every argument that starts with ``-`` and is not one of the command's own options (``-w``, ``--k=3``) or a
+    number is query text, not an option; the query's words are joined by spaces. ``--`` still ends the options.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names = {name for p in self.params if isinstance(p, click.Option) for name in (*p.opts, *p.secondary_opts)}
+        names.update(self.get_help_option_names(ctx))
+        options: list[str] = []
+        text: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                text.extend(rest)
+            elif arg.startswith("-") and arg.split("=", 1)[0] not in names and not _is_number(arg):
+                text.append(arg)
+            else:
+                options.append(arg)
+        return super().parse_args(ctx, [*options, "--", *text] if text else options)
+
+
+def _is_number(arg: str) -> bool:
+    try:
+        float(arg)
+    except ValueError:
+        return False
+    return True
+
+
 @click.group(cls=NexusGroup)
 @click.version_option(package_name="kruschnexus", prog_name="nexus")
 def cli() -> None:

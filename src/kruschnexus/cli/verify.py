@@ -16,6 +16,7 @@ from kruschnexus.corpus import Corpus
 def command(workspace: str, as_json: bool) -> None:
     """Re-derive every stored span from the original bytes; list mismatches. Exit 1 on any."""
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
+        corpus.require_exists()
         total = corpus.counts()[0]
         task = bar.add_task("verifying", total=total)
         report = corpus.verify(tick=lambda _name: bar.advance(task))

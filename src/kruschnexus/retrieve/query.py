@@ -53,8 +53,10 @@ class Query:
 
     @property
     def search_text(self) -> str:
-        """What the model embeds and full-text search matches: free text plus the phrases."""
-        return " ".join(p for p in (self.text, *self.phrases) if p).strip()
+        """What the model embeds and full-text search matches: free text plus the phrases; for a query that is
+        only ``section:`` operators, the first section named (``Section 3.01``), so that it is a pure lookup."""
+        text = " ".join(p for p in (self.text, *self.phrases) if p).strip()
+        return text or (f"Section {self.sections[0]}" if self.sections else "")
 
     @property
     def is_empty(self) -> bool:

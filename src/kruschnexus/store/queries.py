@@ -142,7 +142,7 @@ class SpanFilter:
     Attributes:
         doc_types: ``documents.doc_type`` must be one of these (none: any).
         page_ranges: inclusive ``(first, last)`` page ranges (none: any page).
-        source_likes: SQL ``LIKE`` patterns on the source name (any may match).
+        source_likes: SQL ``LIKE`` patterns on the source name, case-insensitive (any may match).
         sections: the span's section is one of these, below one (``LIKE`` patterns in ``section_likes``),
             or has one as an ancestor, or a line of its text opens with one (case-insensitive regular expressions
             in ``section_patterns``, loose: fusion keeps only spans whose line markers name the section).
@@ -192,7 +192,7 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         params["page_lo"] = [lo for lo, _ in f.page_ranges]
         params["page_hi"] = [hi for _, hi in f.page_ranges]
     if f.source_likes:
-        clauses.append(sql.SQL("d.source LIKE ANY(%(source_likes)s)"))
+        clauses.append(sql.SQL("d.source ILIKE ANY(%(source_likes)s)"))
         params["source_likes"] = list(f.source_likes)
     if f.sections:
         clauses.append(
