@@ -19,11 +19,16 @@ from kruschnexus.chunk.grammar import DIVISION_KINDS, is_within, parse_heading_m
 __all__ = ["Marker", "SectionTracker", "is_within", "item_type", "parse_marker"]
 
 # ``1. Definitions``, and ``17.Other Sales`` (no space after the dot, common in converted filings).
-_TOP_NUMBER = re.compile(r"^(\d{1,3})\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z]))")
+# A number alone (``2.``: its text in the next block) numbers a section too.
+_TOP_NUMBER = re.compile(r"^(\d{1,3})\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z])|\s*$)")
 # In a heading block only: ``22 JURISDICTION AND CHOICE OF LAW``, ``4 Termination`` (no dot after the number).
 _HEADING_NUMBER = re.compile(r"^(\d{1,3})[ \t]+(?=[A-Z])")
-_PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$)")
-_DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.\s")
+# ``(a) text``, ``(A)Upon`` (a capital word right after), and ``b) text`` (no opening parenthesis).
+_PAREN_ITEM = re.compile(
+    r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$|[A-Z][a-z])|^([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)(?=\s+\S)"
+)
+# ``a. text`` and ``d.Notwithstanding`` (a capital word right after the dot).
+_DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.(?:\s|(?=[A-Z][a-z]))")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 
 
@@ -57,7 +62,7 @@ def parse_marker(text: str, heading: bool = False) -> Marker | None:
     if (m := _TOP_NUMBER.match(text)) or (heading and (m := _HEADING_NUMBER.match(text))):
         return Marker("number", m.group(1))
     if m := _PAREN_ITEM.match(text):
-        return Marker("item", m.group(1), style="paren")
+        return Marker("item", m.group(1) or m.group(2), style="paren")
     if m := _DOT_ITEM.match(text):
         return Marker("item", m.group(1), style="dot")
     return None
