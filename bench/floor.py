@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 from kruschnexus import Corpus
@@ -69,12 +70,12 @@ def candidates(trace: ExplainTrace) -> list[Candidate]:
     ]
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """Print the sweep and the widest-margin floor that separates the two sets."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--workspace", default="corpus")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with Corpus(workspace=args.workspace) as corpus:
         base = corpus.fusion_settings()
         traces = {q: corpus.explain(q, k=5) for q in ON_TOPIC + OFF_TOPIC}
@@ -107,7 +108,7 @@ def main() -> None:
     }
     if args.json:
         print(json.dumps(report, indent=2))
-        return
+        return 0
     print(f"model {model}: {len(ON_TOPIC)} on-topic and {len(OFF_TOPIC)} off-topic queries")
     for q in ON_TOPIC + OFF_TOPIC:
         print(f"  best cosine {best[q]:.3f}  {'on ' if q in ON_TOPIC else 'off'}  {q}")
@@ -118,7 +119,8 @@ def main() -> None:
     for r in rows:
         on, off = f"{r['on_topic_answered']:>2}/{len(ON_TOPIC)}", f"{r['off_topic_answered']:>2}/{len(OFF_TOPIC)}"
         print(f"{r['floor']:.3f}  {on:>17}  {off:>18}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -12,8 +12,10 @@ stops (clean per-file errors) and reader restarts. A crash of this process would
     python bench/fuzz.py                        # 10,000 cases, seed 1
     python bench/fuzz.py --cases 500 --seed 7 --timeout 5 --json
     python bench/fuzz.py --no-corpus            # tests/fixtures only
+    python bench/fuzz.py --cases 40 --no-corpus --progress 0 --findings /tmp/findings --json   # smoke run
 
-Not a test: it never runs under pytest (``tests/security/test_hostile_files.py`` runs a few hundred cases).
+Not a test: its figures are never asserted (``tests/security/test_hostile_files.py`` runs a few hundred cases;
+``tests/integration/test_bench_smoke.py`` only checks that a 40-case run finishes).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,8 +191,9 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    """Command line (see the module docstring)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line (see the module docstring); exit status 1 on a bug, a hang past the limit or a ParseError not
+    naming the file."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
@@ -204,12 +208,11 @@ def main() -> None:
     parser.add_argument("--findings", type=Path, default=REPO / "build" / "fuzz-findings")
     parser.add_argument("--progress", type=int, default=500, help="print a progress line every N cases (0: never)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     figures = run(args)
     print(json.dumps(figures, indent=2) if args.json else render(figures))
-    if figures["bugs"] or figures["hangs_past_limit"] or figures["parse_error_without_the_path"]:
-        sys.exit(1)
+    return 1 if figures["bugs"] or figures["hangs_past_limit"] or figures["parse_error_without_the_path"] else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

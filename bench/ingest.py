@@ -17,6 +17,7 @@ Usage (from the repository root)::
     python bench/ingest.py --no-memory-scaling  # the table only
     python bench/ingest.py --memory-scaling     # the scaling check only
     python bench/ingest.py --json               # the same figures as one JSON object
+    python bench/ingest.py --pdf tests/fixtures/sample_contract.pdf --limit-pages 2 --scaling-pages 1 2  # smoke
 
 Figures are printed, never asserted. Progress goes to stderr; the report to stdout.
 """
@@ -33,7 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -374,7 +375,7 @@ def log(message: str) -> None:
 # --------------------------------------------------------------------------- command line
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Command-line options (``--phase``, ``--texts`` and ``--out`` are for the child processes)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF, help="the PDF to measure (default: %(default)s)")
@@ -402,12 +403,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark (or, with ``--phase``, one phase as a child process)."""
     args = parse_args(argv)
     if args.phase:
         run_phase(args)
-        return
+        return 0
     pdf = args.pdf.expanduser().resolve()
     report: Result = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine()}
     if not args.memory_scaling:
@@ -419,7 +420,8 @@ def main(argv: list[str] | None = None) -> None:
         report["scaling"] = memory_scaling((small, large))
     report["machine"]["load_average_1min_at_end"] = os.getloadavg()[0]
     print_report(report, args.json)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -3,6 +3,7 @@
     python bench/load.py                          # 8 clients (2 upload and search, 6 search) for 300 s
     python bench/load.py --seconds 30 --clients 4 --uploaders 1
     python bench/load.py --home /tmp/nxhome --json > load.json
+    python bench/load.py --seconds 3 --clients 2 --uploaders 1 --json   # smoke run (seconds)
 
 It starts ``nexus serve`` on a free loopback port with its own temporary ``NEXUS_HOME`` (embedded PostgreSQL;
 ``--home`` uses that folder instead, and ``NEXUS_DATABASE_URL`` in the environment an external server). Every
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -413,7 +415,7 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=300)
     parser.add_argument("--clients", type=int, default=8)
@@ -421,7 +423,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path, default=None, help="NEXUS_HOME for the server (default: a temp folder)")
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="nexus-load-"))
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -429,8 +431,9 @@ def main() -> int:
     markers = {w: marker(args.seed, w) for w in workspaces}
     load_before = round(os.getloadavg()[0], 2)
     _note(f"starting nexus serve on {base} with NEXUS_HOME={home}")
-    server = start_server(home, port, home / "serve.log" if args.home else Path(tempfile.mktemp(suffix=".log")))
+    server = None
     try:
+        server = start_server(home, port, home / "serve.log")  # a temporary home goes with its log
         _note(f"seeding {len(workspaces)} workspaces")
         uploaded = seed_workspaces(base, markers, args.seed)
         _note(f"running {args.clients} clients for {args.seconds:.0f} s")
@@ -448,7 +451,8 @@ def main() -> int:
                     f"{workspace}: {docs} documents, {len(uploaded[workspace])} uploaded"
                 )
     finally:
-        stop_server(server)
+        if server is not None:
+            stop_server(server)
         if args.home is None:
             shutil.rmtree(home, ignore_errors=True)
     report["config"] = {

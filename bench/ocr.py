@@ -11,6 +11,7 @@ Usage (from the repository root)::
 
     python bench/ocr.py                 # the two scanned SCOTUS pages of ../shared/corpus (else the fixture)
     python bench/ocr.py --pdf FILE.pdf --repeat 3 --json
+    python bench/ocr.py --pdf tests/fixtures/scanned_lease.pdf --repeat 1 --json   # smoke run (seconds)
 
 Figures are printed, never asserted.
 """
@@ -23,7 +24,9 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -57,17 +60,17 @@ def run(pdf: Path, workers: int, omp: str, repeat: int) -> tuple[float, float, i
     return best, busy, pages
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pdf", type=Path, default=SCOTUS if SCOTUS.is_file() else FIXTURE)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--json", action="store_true", dest="as_json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if tesseract_version() is None:
         print("Tesseract is not installed (apt install tesseract-ocr)", file=sys.stderr)
         return 1
     load = os.getloadavg()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for label, workers, omp in (
         ("1 worker, 1 thread", 1, "1"),
         ("2 workers, 1 thread", 2, "1"),

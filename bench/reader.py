@@ -6,16 +6,18 @@ started beforehand. The reader's start (a fresh interpreter importing the reader
 
     python bench/reader.py                       # tests/fixtures + the credit agreement of ../shared/corpus
     python bench/reader.py --pdf other.pdf --repeat 5 --ocr auto --json
+    python bench/reader.py --smoke --json        # seconds: tests/fixtures only, one round
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +76,9 @@ def measure(files: list[Path], repeat: int, options: ReadOptions) -> dict[str, A
         rows = []
         for path in files:
             local, remote, pages = best_pair(
-                repeat, lambda p=path: in_process(p, options), lambda p=path: in_reader(worker, p, options)
+                repeat,
+                functools.partial(in_process, path, options),
+                functools.partial(in_reader, worker, path, options),
             )
             rows.append({"file": path.name, "pages": pages, "in_process_s": local, "reader_s": remote})
     return {"start_s": start_s, "rows": rows, "load_average": os.getloadavg()[0]}
@@ -101,22 +105,26 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF, help="a long PDF to time beside the fixtures")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--ocr", choices=[m.value for m in OcrMode], default="never")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true", help="a seconds-long run: tests/fixtures only, one round")
+    args = parser.parse_args(argv)
     files = [p for p in sorted(FIXTURES.iterdir()) if p.suffix in (".pdf", ".docx", ".html", ".csv", ".tsv")]
-    if args.pdf.is_file():
+    if args.smoke:
+        args.repeat = 1
+    elif args.pdf.is_file():
         files.append(args.pdf)
     else:
         print(f"[bench] {args.pdf} is missing; fixtures only", file=sys.stderr)
     figures = measure(files, args.repeat, ReadOptions(ocr=OcrMode(args.ocr)))
     print(json.dumps(figures, indent=2) if args.json else render(figures))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -17,16 +17,18 @@ Two settings:
 
 1. ``corpus``: an already ingested workspace (``--workspace``, default ``corpus``) under ``NEXUS_HOME``;
 2. ``synthetic``: a generated workspace of ``--generate N`` spans (default 100000; 0 disables it) in a fresh
-   temporary ``NEXUS_HOME`` with its own embedded PostgreSQL. Rows are written directly through
-   ``PgStore.document_transaction`` (no model: random unit vectors, random legal words), 100 pages x 10 spans
-   per document; the workspace's HNSW index (created by ``ensure_workspace``) is built after the load unless
-   ``--index-during-load``; then ``ANALYZE``. Queries are embedded by the real model. The temporary home is
-   removed at the end.
+   temporary ``NEXUS_HOME`` with its own embedded PostgreSQL. Rows are written through the ingester's writer
+   (``PgStore.document_transaction``: document, pages, one paragraph block per span, spans, then the lexical
+   outbox entry; no model: random unit vectors, random legal words), 100 pages x 10 spans per document; the
+   workspace's HNSW index (created by ``ensure_workspace``) is built after the load unless
+   ``--index-during-load``; then ``ANALYZE`` and the lexical (BM25) index is built from the outbox
+   (``Lexicon.sync``). Queries are embedded by the real model. The temporary home is removed at the end.
 
 Usage (from the repository root)::
 
     NEXUS_HOME=/tmp/nxhome python bench/search.py                 # both settings
-    python bench/search.py --skip-corpus --generate 5000 --repeat 2  # a quick synthetic smoke run
+    python bench/search.py --skip-corpus --generate 5000 --repeat 2  # a quick synthetic run
+    python bench/search.py --skip-corpus --generate 2000 --repeat 1  # a seconds-long smoke run
     python bench/search.py --json                                   # the same figures as one JSON object
 
 Figures are printed, never asserted. Progress goes to stderr; the report to stdout.
@@ -378,17 +380,54 @@ def _page_spans(
 def _write_document(
     store: PgStore, workspace: str, model_id: str, dim: int, number: int, spans: int, gen: dict[str, Any]
 ) -> int:
-    """One synthetic document of ``spans`` spans in one transaction; returns its page count."""
+    """One synthetic document of ``spans`` spans, written as the ingester writes one (a document transaction:
+    the document row, its pages, one paragraph block per span, the spans, then the lexical outbox entry last);
+    returns its page count."""
     rng, vocab = gen["rng"], gen["vocab"]
     family = _FAMILIES[number % len(_FAMILIES)]
     source = f"synthetic_{family}_{number:04d}.pdf"
     doc_id = hashlib.sha256(f"{SEED}:{source}".encode()).hexdigest()
     pages = math.ceil(spans / SPANS_PER_PAGE)
-    with store.document_transaction() as writer:
+    keys = {"workspace": workspace, "doc_id": doc_id}
+    page_rows: list[dict[str, Any]] = []
+    block_rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for page in range(1, pages + 1):
+        count = min(SPANS_PER_PAGE, spans - (page - 1) * SPANS_PER_PAGE)
+        text, span_rows = _page_spans(vocab, rng, family, page, count)
+        page_rows.append(
+            {
+                **keys,
+                "page_number": page,
+                "text": text,
+                "width": 612.0,
+                "height": 792.0,
+                "rotation": 0,
+                "label": None,
+                "used_ocr": False,
+                "needs_ocr": False,
+                "locator": None,
+            }
+        )
+        block_rows.extend(
+            {
+                **keys,
+                "page_number": page,
+                "ordinal": row["ordinal"],
+                "kind": "paragraph",
+                "char_start": row["char_start"],
+                "char_end": row["char_end"],
+                "bbox": row["bbox"],
+            }
+            for row in span_rows
+        )
+        rows.extend(span_rows)
+    vectors = rng.standard_normal((len(rows), dim), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with store.document_transaction(workspace) as writer:
         writer.document(
             {
-                "workspace": workspace,
-                "doc_id": doc_id,
+                **keys,
                 "source": source,
                 "doc_type": None,
                 "kind": "pdf",
@@ -399,38 +438,18 @@ def _write_document(
                 "model_id": model_id,
             }
         )
-        rows: list[dict[str, Any]] = []
-        for page in range(1, pages + 1):
-            count = min(SPANS_PER_PAGE, spans - (page - 1) * SPANS_PER_PAGE)
-            text, page_rows = _page_spans(vocab, rng, family, page, count)
-            writer.page(
-                {
-                    "workspace": workspace,
-                    "doc_id": doc_id,
-                    "page_number": page,
-                    "text": text,
-                    "width": 612.0,
-                    "height": 792.0,
-                    "rotation": 0,
-                    "label": None,
-                    "used_ocr": False,
-                    "needs_ocr": False,
-                }
-            )
-            rows.extend(page_rows)
-        vectors = rng.standard_normal((len(rows), dim), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        writer.pages(page_rows)
+        writer.blocks(block_rows)
         writer.spans(
-            [
-                {**row, "workspace": workspace, "doc_id": doc_id, "dim": dim, "embedding": vector}
-                for row, vector in zip(rows, vectors, strict=True)
-            ]
+            [{**row, **keys, "dim": dim, "embedding": vector} for row, vector in zip(rows, vectors, strict=True)]
         )
+        writer.announce(workspace, doc_id, "upsert")  # last: the lexical index picks the document up on sync
     return pages
 
 
 def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dict[str, Any]:
-    """Fill ``corpus``'s (new) workspace with ``spans`` synthetic spans, then ANALYZE; returns timings.
+    """Fill ``corpus``'s (new) workspace with ``spans`` synthetic spans, then ANALYZE and build the lexical (BM25)
+    index from the outbox (``Lexicon.sync``, as the first search would); returns timings.
 
     ``ensure_workspace`` creates the HNSW index. Unless ``index_during_load``, it is dropped before the load
     and built again afterwards with the same DDL (``hnsw_index_ddl``): far faster than inserting each random
@@ -469,6 +488,10 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
     for table in ("documents", "pages", "spans"):
         store.conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table)))
     analyze_seconds = time.perf_counter() - started
+    progress("  building the lexical (BM25) index")
+    started = time.perf_counter()
+    synced = corpus.lexicon.sync(store, corpus.workspace)
+    lexical_seconds = time.perf_counter() - started
     index = store.conn.execute(
         "SELECT pg_size_pretty(pg_relation_size(%(name)s::regclass)) AS size", {"name": index_name}
     ).fetchone()
@@ -480,7 +503,9 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
         "load_seconds": round(load_seconds, 3),
         "index_build_seconds": None if index_during_load else round(index_seconds, 3),
         "analyze_seconds": round(analyze_seconds, 3),
-        "total_seconds": round(load_seconds + index_seconds + analyze_seconds, 3),
+        "lexical_index_seconds": round(lexical_seconds, 3),
+        "lexical_index_spans": synced.spans,
+        "total_seconds": round(load_seconds + index_seconds + analyze_seconds + lexical_seconds, 3),
         "hnsw_index_size": None if index is None else index["size"],
     }
 
@@ -579,7 +604,8 @@ def render(result: dict[str, Any]) -> str:
         )
         lines.append(
             f"   generated in {gen['total_seconds']:.1f} s: {gen['load_seconds']:.1f} s {how},"
-            f" ANALYZE {gen['analyze_seconds']:.1f} s; HNSW index {gen['hnsw_index_size']}"
+            f" ANALYZE {gen['analyze_seconds']:.1f} s, lexical index {gen['lexical_index_seconds']:.1f} s"
+            f" ({gen['lexical_index_spans']} spans); HNSW index {gen['hnsw_index_size']}"
         )
     lines.append(
         f"   {result['queries']} queries x {result['repeat']} repeats = {result['samples']} samples,"

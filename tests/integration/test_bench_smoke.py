@@ -1,0 +1,191 @@
+"""Every script of bench/ runs in its seconds-long smoke mode, so none of them rots unnoticed (issue #13).
+
+Only the exit status and the keys of each report are checked, never a time. The scripts that read an ingested
+workspace (search, rls, floor) use the session's database with a temporary NEXUS_HOME of this module; the others
+start whatever they measure in temporary folders of their own (ingest, search's synthetic setting and load each
+start an embedded PostgreSQL there).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from kruschnexus import Corpus
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from tests.conftest import FIXTURES, ROOT
+
+pytestmark = pytest.mark.integration
+
+BENCH = ROOT / "bench"
+LATENCY = {"p50_ms", "p95_ms", "mean_ms"}
+
+
+def load(name: str) -> ModuleType:
+    """``bench/<name>.py`` as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(module: ModuleType, argv: Sequence[object], capsys: pytest.CaptureFixture[str]) -> Any:
+    """Run the script's ``main(argv)`` here; it must exit 0. Returns its JSON report from stdout."""
+    code = module.main([str(a) for a in argv])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+@pytest.fixture(autouse=True)
+def _forget_bench_modules() -> Iterator[None]:
+    """The scripts put folders on ``sys.path`` (and rls.py imports search.py as ``search``): undone after each test."""
+    path = sys.path[:]
+    yield
+    sys.path[:] = path
+    for name, module in list(sys.modules.items()):
+        if Path(getattr(module, "__file__", None) or "/").parent == BENCH:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def bench_home() -> Iterator[Path]:
+    """This module's NEXUS_HOME (not under pytest's basetemp, like the session's)."""
+    home = Path(tempfile.mkdtemp(prefix="nexus-bench-smoke-"))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def bench_workspace(bench_home: Path, database_url: str, embedder: Embedder) -> Iterator[str]:
+    """A small ingested workspace in the session's database (a PDF and a DOCX), removed at the end."""
+    settings = Settings.load(overrides={"home": bench_home, "database_url": database_url}, env={})
+    with Corpus(workspace="bench-" + uuid.uuid4().hex[:8], settings=settings, embedder=embedder) as corpus:
+        results = corpus.ingest([FIXTURES / "sample_contract.pdf", FIXTURES / "office_lease.docx"])
+        assert [r.status for r in results] == ["ingested", "ingested"], results
+        yield corpus.workspace
+        corpus.delete()
+
+
+@pytest.fixture
+def bench_env(monkeypatch: pytest.MonkeyPatch, bench_home: Path, database_url: str) -> None:
+    """The environment a script reading ``bench_workspace`` needs (``Settings.load()`` from the environment)."""
+    monkeypatch.setenv("NEXUS_HOME", str(bench_home))
+    monkeypatch.setenv("NEXUS_DATABASE_URL", database_url)
+
+
+def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    search = load("search")
+    argv = ["--workspace", bench_workspace, "--generate", 2000, "--repeat", 1, "--json"]
+    report = run(search, argv, capsys)
+    settings = report["settings"]
+    assert set(settings) == {"corpus", "synthetic"}
+    for result in settings.values():
+        assert set(result["latency"]) == {"full", "bare", "dense", "sparse", "embed", "rest"}
+        assert all(set(row) == LATENCY for row in result["latency"].values())
+        assert len(result["per_query"]) == result["queries"] == len(search.QUERIES)
+        assert search.render(result)
+    synthetic = settings["synthetic"]
+    assert synthetic["spans"] == synthetic["generation"]["lexical_index_spans"] == 2000
+    assert synthetic["documents"] == 2 and synthetic["pages"] == 200
+    assert settings["corpus"]["documents"] == 2
+
+
+def test_rls(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    rls = load("rls")
+    code = rls.main(["--workspace", bench_workspace, "--repeat", "1", "--json"])
+    out = capsys.readouterr().out
+    if code == 1 and "not a superuser" in out:
+        pytest.skip("the test database role is not a superuser: rls.py has no unscoped side to compare")
+    assert code == 0, out
+    report = json.loads(out)
+    assert set(report["latency"]) == {"scoped", "unscoped", "ratio"}
+    assert report["queries"] < report["legs"] <= 2 * report["queries"]
+
+
+def test_floor(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    floor = load("floor")
+    report = run(floor, ["--workspace", bench_workspace, "--json"], capsys)
+    assert len(report["sweep"]) == len(floor.FLOORS)
+    assert set(report["best_cosine"]) == set(floor.ON_TOPIC + floor.OFF_TOPIC)
+    assert {"lowest_on_topic_best", "highest_off_topic_best", "midpoint"} <= set(report)
+
+
+def test_ingest(capsys: pytest.CaptureFixture[str]) -> None:
+    ingest = load("ingest")
+    argv = ["--pdf", FIXTURES / "sample_contract.pdf", "--limit-pages", 2, "--scaling-pages", 1, 2, "--json"]
+    report = run(ingest, argv, capsys)
+    phases = report["table"]["phases"]
+    assert set(phases) == {"extract", "model", "ingest"}
+    assert phases["ingest"]["spans"] > 0 and phases["extract"]["pages"] == 2
+    assert set(report["scaling"]["phases"]) == {"extract", "ingest"}
+    report["machine"]["load_average_1min_at_end"] = 0.0
+    ingest.print_report(report, as_json=False)
+    assert "memory scaling" in capsys.readouterr().out
+
+
+def test_ocr(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from kruschnexus.parse.ocr import tesseract_version
+
+    if tesseract_version() is None:
+        pytest.skip("Tesseract is not installed: bench/ocr.py has nothing to measure")
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "1")  # the script changes it; restored for the tests after this one
+    report = run(load("ocr"), ["--pdf", FIXTURES / "scanned_lease.pdf", "--repeat", 1, "--json"], capsys)
+    assert [row["config"] for row in report["rows"]] == ["1 worker, 1 thread", "2 workers, 1 thread", "1 worker, OMP 2"]
+    assert all(row["pages"] == 2 for row in report["rows"])
+
+
+def test_reader(capsys: pytest.CaptureFixture[str]) -> None:
+    reader = load("reader")
+    report = run(reader, ["--smoke", "--json"], capsys)
+    assert report["rows"] and all({"file", "pages", "in_process_s", "reader_s"} == set(r) for r in report["rows"])
+    assert {"start_s", "load_average"} <= set(report)
+    assert reader.render(report)
+
+
+def test_fuzz(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fuzz = load("fuzz")
+    argv = ["--cases", 40, "--no-corpus", "--progress", 0, "--findings", tmp_path, "--json"]
+    report = run(fuzz, argv, capsys)
+    assert report["cases"] == report["ok"] + report["parse_error"] == 40
+    assert fuzz.render(report)
+
+
+def test_load() -> None:
+    pytest.importorskip("uvicorn", reason="bench/load.py serves through the 'api' extra")
+    pytest.importorskip("reportlab", reason="bench/load.py makes its PDFs with reportlab")
+    home = Path(tempfile.mkdtemp(prefix="nexus-bench-load-"))
+    try:
+        # A child process: the clients are spawned processes that import the script as their main module.
+        argv = ["--seconds", "3", "--clients", "2", "--uploaders", "1", "--home", str(home), "--json"]
+        done = subprocess.run(
+            [sys.executable, str(BENCH / "load.py"), *argv],
+            cwd=ROOT,
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        log = home / "serve.log"
+        assert done.returncode == 0, done.stderr[-3000:] + (log.read_text()[-2000:] if log.is_file() else "")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    report = json.loads(done.stdout)
+    assert {"search", "upload"} <= set(report["ops"])
+    assert set(report["documents"]) == {"load-shared", "load-c0", "load-c1"}
