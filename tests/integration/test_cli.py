@@ -94,3 +94,15 @@ def test_a_query_may_start_with_an_exclusion_and_section_alone_is_a_lookup(works
     code, out = run("search", "section:8.24", "doc:*.PDF", "-w", workspace, "--json")
     hits = json.loads(out.strip().splitlines()[-1])
     assert code == 0 and hits and all(h["section"].startswith("8.24") for h in hits), out
+
+
+def test_piped_output_is_never_wrapped(workspace: str) -> None:
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--json")
+    assert code == 0, out
+    code, out = run("search", "security deposit returned to the tenant", "-w", workspace)
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert code == 0 and lines
+    assert all(len(line.split("\t")) == 5 and line.split("\t")[0].isdigit() for line in lines), out
+    name = "a-missing-workspace-whose-error-line-passes-80-cols"
+    code, out = run("search", "rent", "-w", name)
+    assert code == 2 and f"workspace {name!r} does not exist: ingest into it first" in out.splitlines()[-1]

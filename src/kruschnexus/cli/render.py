@@ -22,7 +22,7 @@ from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
 
 out = Console(soft_wrap=True, highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def json_line(value: Any) -> None:
@@ -155,7 +155,14 @@ def _snippet(text: str, width: int = 160) -> str:
 
 
 def hits_table(hits: Sequence[Hit]) -> None:
-    """Citation, score, calibrated confidence and snippet per hit."""
+    """Citation, score, calibrated confidence and snippet per hit: a table on a terminal, one tab-separated line
+    per hit when the output is piped (never wrapped mid-word)."""
+    if not out.is_terminal:
+        for n, hit in enumerate(hits, start=1):
+            score = f"{hit.score:.4f}" if hit.score is not None else ""
+            conf = f"{hit.confidence:.2f}" if hit.confidence is not None else ""
+            sys.stdout.write("\t".join((str(n), hit.citation, score, conf, _snippet(hit.text))) + "\n")
+        return
     table = Table(show_lines=True)
     for name in ("#", "citation", "score", "conf.", "snippet"):
         table.add_column(name, overflow="fold")

@@ -16,7 +16,8 @@ from kruschnexus.corpus import Corpus
 @click.option("--k", "k", default=5, show_default=True, type=click.IntRange(1, 100), help="Hits to return at most.")
 @json_option
 def command(query: tuple[str, ...], workspace: str, k: int, as_json: bool) -> None:
-    """Search a workspace. Prints citation, score and snippet; --json prints the v1 hit array ([] when nothing).
+    """Search a workspace. Prints citation, score and snippet (piped: one tab-separated line per hit); --json prints
+    the v1 hit array ([] when nothing).
 
     Operators: "exact phrase", -term, -"phrase", doc_type:X, page:N, page:N-M, doc:GLOB, section:ID; section
     references in the text (Section 8.22.030(C), § 8.22, Art. IV) restrict hits to that section. The query may
