@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
+from types import FrameType
 
 import click
 
@@ -33,10 +35,17 @@ def command(host: str, port: int, log_level: str) -> None:
     from kruschnexus.hub import Hub
 
     with Hub(settings) as hub:
+        # uvicorn re-raises the SIGTERM it caught once it has shut down; as an exception it unwinds this block, so
+        # the embedded PostgreSQL is released as on Ctrl-C (the default action would kill the process first).
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         hub.start()
         guard = "API tokens required" if require_token else "no token needed on loopback"
         render.note(f"serving on http://{host}:{port}/  (API under /v1, OpenAPI at /v1/openapi.json; {guard})")
         uvicorn.run(create_app(hub, require_token=require_token), host=host, port=port, log_level=log_level)
+
+
+def _exit_on_sigterm(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _is_loopback(host: str) -> bool:
