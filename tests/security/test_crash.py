@@ -564,3 +564,21 @@ def test_embedded_server_survives_a_killed_client_and_still_stops_after_the_last
     assert json.loads(rerun.stdout)["files"][0]["status"] == "ingested"
     _wait_stopped(home)
     assert json.loads((pgdata / ".handle_pids.json").read_text()) == []
+
+
+def test_a_new_data_folder_appears_whole_or_not_at_all(tmp_path: Path) -> None:
+    """initdb runs in a staging folder renamed into place when complete: a process killed during it leaves only
+    a staging folder, which the next start removes; a half-made data folder is never left to brick the home."""
+    pgdata = tmp_path / "home" / "pgdata"
+    dead = pgdata.with_name("pgdata.init-999999999")  # a staging folder of a process killed during initdb
+    dead.mkdir(parents=True)
+    (dead / "PG_VERSION").write_text("17\n")  # initdb writes this first: alone, it is no data folder
+    server = EmbeddedServer(pgdata)
+    conn = psycopg.connect(server.start(), autocommit=True)
+    try:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        conn.close()
+        server.stop()
+    assert (pgdata / "PG_VERSION").exists() and (pgdata / "global").is_dir()
+    assert sorted(p.name for p in pgdata.parent.iterdir()) == ["pgdata"], "staging folders left behind"

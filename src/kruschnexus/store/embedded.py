@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -44,6 +45,8 @@ class EmbeddedServer:
         except OSError as exc:
             raise ConfigError(f"cannot create the data folder {self.pgdata.parent}: {exc}") from exc
         try:
+            if not (self.pgdata / "PG_VERSION").exists():
+                self._initialise(postgres_server)
             with postgres_server.PostgresServer._lock:
                 forget_dead_holders(self.pgdata)
             self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
@@ -52,6 +55,29 @@ class EmbeddedServer:
             tail = log.read_text(errors="replace")[-800:] if log.is_file() else ""
             raise StoreError(f"the embedded PostgreSQL in {self.pgdata} did not start ({exc}). {tail}") from exc
         return str(self._server.get_uri())
+
+    def _initialise(self, postgres_server: Any) -> None:
+        """Create a new data folder beside its final place and rename it there when complete, so a process killed
+        during ``initdb`` leaves a staging folder (removed by the next start) and never a half-made data folder
+        that no later start can use. A data folder another process finished first wins; ours is dropped."""
+        for stale in self.pgdata.parent.glob(f"{self.pgdata.name}.init-*"):
+            pid = stale.name.rsplit("-", 1)[-1]
+            if not (pid.isdigit() and psutil.pid_exists(int(pid))):
+                shutil.rmtree(stale, ignore_errors=True)
+        if self.pgdata.exists() and not any(self.pgdata.iterdir()):
+            self.pgdata.rmdir()
+        if self.pgdata.exists():
+            return  # not ours to replace: the wheel reports what is wrong with it
+        staging = self.pgdata.with_name(f"{self.pgdata.name}.init-{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        server = postgres_server.get_server(staging, cleanup_mode="stop")
+        server.cleanup()
+        try:
+            staging.rename(self.pgdata)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another process made the data folder first
+            if not (self.pgdata / "PG_VERSION").exists():
+                raise
 
     def stop(self) -> None:
         """Release this process's handle; the server stops when no process holds one."""
