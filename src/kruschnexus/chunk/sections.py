@@ -19,13 +19,14 @@ from kruschnexus.chunk.grammar import DIVISION_KINDS, is_within, parse_heading_m
 __all__ = ["Marker", "SectionTracker", "is_within", "item_type", "parse_marker"]
 
 # ``1. Definitions``, and ``17.Other Sales`` (no space after the dot, common in converted filings).
-# A number alone (``2.``: its text in the next block) numbers a section too.
-_TOP_NUMBER = re.compile(r"^(\d{1,3})\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z])|\s*$)")
+# A number alone (``2.``: its text in the next block) numbers a section too, and so does ``3) Text``.
+_TOP_NUMBER = re.compile(r"^(\d{1,3})(?:\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z])|\s*$)|\)\s+(?=[A-Z]))")
 # In a heading block only: ``22 JURISDICTION AND CHOICE OF LAW``, ``4 Termination`` (no dot after the number).
 _HEADING_NUMBER = re.compile(r"^(\d{1,3})[ \t]+(?=[A-Z])")
-# ``(a) text``, ``(A)Upon`` (a capital word right after), and ``b) text`` (no opening parenthesis).
+# ``(a) text``, ``(A)Upon`` (a capital word right after), and ``b) text`` (no opening parenthesis; ``3) Text`` is a
+# top-level number, see above).
 _PAREN_ITEM = re.compile(
-    r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$|[A-Z][a-z])|^([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)(?=\s+\S)"
+    r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$|[A-Z][a-z])|^([a-z]{1,2}|[ivx]{1,5})\)(?=\s+\S)"
 )
 # ``a. text`` and ``d.Notwithstanding`` (a capital word right after the dot).
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.(?:\s|(?=[A-Z][a-z]))")
