@@ -386,3 +386,20 @@ def test_figures_and_narrow_columns_open_nothing() -> None:
     ]
     page = make_page([(BlockKind.PARAGRAPH, ["II. Analysis"]), (BlockKind.PARAGRAPH, column)])
     assert all(section is None or "6.01" not in section for section, _ in _sections(page))
+
+
+def test_a_legend_set_as_a_heading_closes_no_section() -> None:
+    legend = [
+        "CONFIDENTIAL MATERIALS OMITTED AND FILED SEPARATELY",
+        "WITH THE COMMISSION.",
+        "ASTERISKS DENOTE OMISSIONS.",
+    ]
+    page = make_page(
+        [
+            (BlockKind.HEADING, ["16. GENERAL"]),
+            (BlockKind.LIST_ITEM, ["a) Assignment. Neither party may assign this Agreement."]),
+            (BlockKind.HEADING, legend),
+            (BlockKind.LIST_ITEM, ["b) Governing Law. The laws of California govern."]),
+        ]
+    )
+    assert _sections(page)[-1][0] == "16(b)"

@@ -44,6 +44,8 @@ _CONTINUES = re.compile(r"^[a-z]|(?:[,\-]|\b(?:and|or|of|the|to|in))$")
 _OPEN_END = re.compile(r"(?:[,\-–—]|\b(?:and|or|of|the|to|in|by|for|with|under|pursuant|per))$")
 #: Initials: ``o.m.c``, ``u.s``, ``a``.
 _INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
+#: The end of a sentence: a dot, ``!`` or ``?`` before white space or the end.
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)")
 #: A line at most this long that ends without punctuation is a heading (``12. Holidays``), if it is also at most
 #: this share of the block's longest line (narrow columns wrap sentences into short lines).
 SHORT_LINE = 60
@@ -282,10 +284,16 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
     marker = parse_marker(text, heading=block.kind == BlockKind.HEADING)
     if marker is not None:
         tracker.open(marker, header_of(text, block.kind))
-    elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()):
+    elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()) and not _is_notice(text):
         tracker.title(header_of(text, block.kind), block.level)
     else:
         tracker.body()
+
+
+def _is_notice(text: str) -> bool:
+    """Two sentences or more set as a heading (``CONFIDENTIAL MATERIALS OMITTED ... COMMISSION. ASTERISKS DENOTE
+    OMISSIONS.``): a legend repeated on pages, which closes no section."""
+    return len(_SENTENCE_STOP.findall(text)) >= 2
 
 
 def header_of(text: str, kind: BlockKind) -> str:
