@@ -4,6 +4,7 @@ stdout carries nothing but the protocol)."""
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import os
@@ -199,7 +200,9 @@ def test_stdout_carries_only_the_protocol(settings: Settings, workspace: str, ro
     )
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw-test", "version": "0"}}
     rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-    assert reply(proc)["id"] == 1
+    welcome = reply(proc)
+    assert welcome["id"] == 1
+    assert welcome["result"]["serverInfo"]["version"] == importlib.metadata.version("kruschnexus")
     rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     assert {t["name"] for t in reply(proc)["result"]["tools"]} == TOOLS

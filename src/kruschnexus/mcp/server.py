@@ -11,6 +11,7 @@ embedded PostgreSQL and the model (started inside the server's lifespan) cannot 
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 import logging
 import sys
@@ -301,7 +302,9 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
             hub.close()
             log.info("stopped")
 
-    server: MCPServer[None] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan)
+    server: MCPServer[None] = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, version=importlib.metadata.version("kruschnexus")
+    )
 
     def search(
         query: QueryArg, workspace: WorkspaceArg = None, k: TopK = 5
