@@ -189,3 +189,9 @@ def test_a_named_document_does_not_answer_for_a_name_the_workspace_lacks(agreeme
     assert agreements.search(question) == []
     trace = agreements.explain(question)
     assert trace.abstain is not None and "Quasarix" in trace.abstain.reason
+
+
+def test_doc_and_doc_type_ignore_letter_case(lease: Corpus) -> None:
+    for query in ("rent doc_type:LEASE", "rent doc:SAMPLE_*.PDF", "rent doc_type:Lease doc:*.pdf"):
+        hits = lease.search(query, k=3)
+        assert hits and all(h.source == "sample_contract.pdf" and h.doc_type == "lease" for h in hits), query

@@ -35,7 +35,7 @@ from kruschnexus.lexical.index import (
 )
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
-FORMAT = "tantivy-2"
+FORMAT = "tantivy-3"
 ANALYZER = "nexus_en"
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
@@ -303,7 +303,7 @@ def _span_document(s: SpanEntry) -> tantivy.Document:
     for value in s.section_keys:
         doc.add_text("section_keys", value)
     if s.doc_type is not None:
-        doc.add_text("doc_type", s.doc_type)
+        doc.add_text("doc_type", s.doc_type.lower())  # doc_type: matches in any letter case
     return doc
 
 
@@ -312,7 +312,7 @@ def _filters(schema: tantivy.Schema, query: LexicalQuery) -> list[tantivy.Query]
     if query.doc_ids:
         out.append(tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids)))
     if query.doc_types:
-        out.append(tantivy.Query.term_set_query(schema, "doc_type", list(query.doc_types)))
+        out.append(tantivy.Query.term_set_query(schema, "doc_type", [t.lower() for t in query.doc_types]))
     if query.section_keys:
         stored = tantivy.Query.term_set_query(schema, "section_keys", list(query.section_keys))
         opened = tantivy.Query.term_set_query(schema, "ids", sorted({k.lower() for k in query.section_keys}))

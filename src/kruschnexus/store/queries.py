@@ -140,7 +140,7 @@ class SpanFilter:
     """Restrictions applied to both retrieval legs (all values are bound parameters).
 
     Attributes:
-        doc_types: ``documents.doc_type`` must be one of these (none: any).
+        doc_types: ``documents.doc_type`` must be one of these, in any letter case (none: any).
         page_ranges: inclusive ``(first, last)`` page ranges (none: any page).
         source_likes: SQL ``LIKE`` patterns on the source name, case-insensitive (any may match).
         sections: the span's section is one of these, below one (``LIKE`` patterns in ``section_likes``),
@@ -180,8 +180,8 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         clauses.append(sql.SQL("s.doc_id = ANY(%(doc_ids)s)"))
         params["doc_ids"] = list(f.doc_ids)
     if f.doc_types:
-        clauses.append(sql.SQL("d.doc_type = ANY(%(doc_types)s)"))
-        params["doc_types"] = list(f.doc_types)
+        clauses.append(sql.SQL("lower(d.doc_type) = ANY(%(doc_types)s)"))
+        params["doc_types"] = [t.lower() for t in f.doc_types]
     if f.page_ranges:
         clauses.append(
             sql.SQL(
