@@ -42,8 +42,7 @@ def long_agreement(path: Path, pages: int) -> Path:
 def casualty_lease(path: Path) -> Path:
     """Two sections: a casualty clause in plain words, and a clause that is mostly section symbols."""
     c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
-    width, height = letter
-    y = height - 72
+    y = letter[1] - 72
     sections = [
         (
             "Section 10.1 Damage by Casualty",
@@ -59,15 +58,7 @@ def casualty_lease(path: Path) -> Path:
             " each as amended from time to time.",
         ),
     ]
-    for heading, body in sections:
-        c.setFont("Helvetica-Bold", 12)
-        c.drawString(72, y, heading)
-        y -= 18
-        c.setFont("Times-Roman", 11)
-        for line in simpleSplit(body, "Times-Roman", 11, width - 144):
-            c.drawString(72, y, line)
-            y -= 14
-        y -= 12
+    _draw_sections(c, y, sections)
     c.showPage()
     c.save()
     return path
@@ -79,21 +70,25 @@ def titled_agreement(path: Path, title: str, parties: str, sections: list[tuple[
     width, height = letter
     c.setFont("Helvetica-Bold", 14)
     c.drawCentredString(width / 2, height - 72, title)
-    c.setFont("Times-Roman", 11)
-    y = height - 100
-    for line in simpleSplit(parties, "Times-Roman", 11, width - 144):
-        c.drawString(72, y, line)
-        y -= 14
-    y -= 12
-    for heading, body in sections:
-        c.setFont("Helvetica-Bold", 12)
-        c.drawString(72, y, heading)
-        y -= 18
-        c.setFont("Times-Roman", 11)
-        for line in simpleSplit(body, "Times-Roman", 11, width - 144):
-            c.drawString(72, y, line)
-            y -= 14
-        y -= 12
+    y = _draw_paragraph(c, height - 100, parties) - 12
+    _draw_sections(c, y, sections)
     c.showPage()
     c.save()
     return path
+
+
+def _draw_paragraph(c: canvas.Canvas, y: float, text: str) -> float:
+    """``text`` in 11 pt Times wrapped to the page's margins from ``y`` down; returns the next line's ``y``."""
+    c.setFont("Times-Roman", 11)
+    for line in simpleSplit(text, "Times-Roman", 11, letter[0] - 144):
+        c.drawString(72, y, line)
+        y -= 14
+    return y
+
+
+def _draw_sections(c: canvas.Canvas, y: float, sections: list[tuple[str, str]]) -> None:
+    """Each section's heading in 12 pt bold, then its body, from ``y`` down."""
+    for heading, body in sections:
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(72, y, heading)
+        y = _draw_paragraph(c, y - 18, body) - 12

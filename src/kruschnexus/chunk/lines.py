@@ -43,12 +43,16 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     that is one short numbered line (``12. Holidays``): it is a heading, and joins the span after it."""
     text = page.text[block.start : block.end]
     short = min(SHORT_LINE, int(SHORT_SHARE * max(len(line.strip()) for line in text.splitlines())))
-    numbered = [m.end() for m in _LINE_START.finditer(text) if parse_heading_marker(text[m.end() : m.end() + 200])]
-    lines = [0, *numbered]
+    numbered = [
+        (m.start(), m.end(), ref)
+        for m in _LINE_START.finditer(text)
+        if (ref := parse_heading_marker(text[m.end() : m.end() + 200])) is not None
+    ]
+    lines = [0, *(start for _, start, _ in numbered)]
     titles = sum(1 for a, b in itertools.pairwise([*lines, len(text)]) if not _CLOSED_LINE.search(text[a:b].strip()))
     if len(lines) >= 3 and 2 * titles > len(lines):
         return [block]  # a list of section titles
-    cuts = [m.end() for m in _LINE_START.finditer(text) if _opens_section(text, m.start(), m.end(), short)]
+    cuts = [start for newline, start, ref in numbered if _opens_section(text, newline, start, ref.end, short)]
     if not cuts:
         return [block]
     parts = list(itertools.pairwise([0, *cuts, len(text)]))
@@ -76,14 +80,15 @@ def _ends_clause_or_heading(line: str, short: int) -> bool:
     return _ends_sentence(line) or len(line) <= short
 
 
-def _opens_section(text: str, newline: int, start: int, short: int) -> bool:
+def _opens_section(text: str, newline: int, start: int, id_end: int, short: int) -> bool:
+    """The line at ``start`` (after the break at ``newline``), whose section id ends ``id_end`` characters into
+    it, opens that section."""
     line_begin = text.rfind("\n", 0, newline) + 1
     previous = text[line_begin:newline].strip()
     if previous and (_OPEN_END.search(previous) or not _ends_clause_or_heading(previous, short)):
         return False
-    ref = parse_heading_marker(text[start : start + 200])
-    if ref is None or _HEADING_TAIL.match(text, start + ref.end) is None:
+    if _HEADING_TAIL.match(text, start + id_end) is None:
         return False
     line_end = text.find("\n", start)
-    alone = not text[start + ref.end : len(text) if line_end < 0 else line_end].strip(" \t.)")
+    alone = not text[start + id_end : len(text) if line_end < 0 else line_end].strip(" \t.)")
     return not (alone and text[start].isdigit())  # a bare number alone on its line (``99.5``) is a figure

@@ -217,21 +217,23 @@ def _candidates(
         key = _key(row)
         rows.setdefault(key, row)
         fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=coverage.get(key, 0.0))
-    candidates = [
-        Candidate(
-            key=key,
-            fulltext_match=bool(rows[key]["fulltext_match"]),
-            section=rows[key]["section"],
-            section_path=tuple(rows[key]["section_path"] or ()),
-            markers=tuple(line_markers(str(rows[key]["text"]))),
-            opens=tuple(line_markers(str(rows[key]["text"]).lstrip().split("\n", 1)[0])),
-            contents=looks_like_contents(str(rows[key]["text"])),
-            title_only=is_title_only(str(rows[key]["text"])),
-            **values,
-        )
-        for key, values in fields.items()
-    ]
-    return rows, candidates
+    return rows, [_candidate(key, rows[key], values) for key, values in fields.items()]
+
+
+def _candidate(key: tuple[str, int, int], row: Row, ranks: dict[str, Any]) -> Candidate:
+    """A span's leg ranks and scores, with what its section and its text say about it."""
+    text = str(row["text"])
+    return Candidate(
+        key=key,
+        fulltext_match=bool(row["fulltext_match"]),
+        section=row["section"],
+        section_path=tuple(row["section_path"] or ()),
+        markers=tuple(line_markers(text)),
+        opens=tuple(line_markers(text.lstrip().split("\n", 1)[0])),
+        contents=looks_like_contents(text),
+        title_only=is_title_only(text),
+        **ranks,
+    )
 
 
 def _reasons(s: Scored, query: Query, match: DocMatch | None = None) -> list[str]:
