@@ -118,6 +118,7 @@ class Stats:
     def __init__(self) -> None:
         self.latency: dict[str, list[float]] = {}
         self.errors: dict[str, int] = {}
+        self.statuses: dict[str, int] = {}
         self.messages: list[str] = []
         self.cross_talk: list[str] = []
         self.marker_misses = 0
@@ -127,9 +128,11 @@ class Stats:
     def ok(self, kind: str, seconds: float) -> None:
         self.latency.setdefault(kind, []).append(seconds)
 
-    def fail(self, kind: str, seconds: float, message: str) -> None:
+    def fail(self, kind: str, seconds: float, message: str, status: int = 0) -> None:
+        """A failed request: ``status`` is the HTTP status, 0 when no answer came."""
         self.latency.setdefault(kind, []).append(seconds)
         self.errors[kind] = self.errors.get(kind, 0) + 1
+        self.statuses[str(status)] = self.statuses.get(str(status), 0) + 1
         if len(self.messages) < 10:
             self.messages.append(f"{kind}: {message[:300]}")
 
@@ -137,6 +140,7 @@ class Stats:
         return {
             "latency": self.latency,
             "errors": self.errors,
+            "statuses": self.statuses,
             "messages": self.messages,
             "cross_talk": self.cross_talk,
             "marker_misses": self.marker_misses,
@@ -170,7 +174,7 @@ class Client:
             return
         seconds = time.perf_counter() - started
         if reply.status_code != 200:
-            self.stats.fail("upload", seconds, f"HTTP {reply.status_code}: {reply.text}")
+            self.stats.fail("upload", seconds, f"HTTP {reply.status_code}: {reply.text}", reply.status_code)
             return
         outcome = reply.json()["files"][0]
         if outcome["status"] != "ingested":
@@ -198,7 +202,7 @@ class Client:
             return
         seconds = time.perf_counter() - started
         if reply.status_code != 200:
-            self.stats.fail(kind, seconds, f"HTTP {reply.status_code} on {workspace}: {reply.text}")
+            self.stats.fail(kind, seconds, f"HTTP {reply.status_code} on {workspace}: {reply.text}", reply.status_code)
             return
         self.stats.ok(kind, seconds)
         self.check_hits(workspace, kind, owner, reply.json()["hits"])
@@ -302,8 +306,11 @@ def percentile(values: list[float], q: float) -> float:
 def summarize(results: list[dict[str, Any]], elapsed: float, uploaded: dict[str, set[str]]) -> dict[str, Any]:
     latency: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
+    statuses: dict[str, int] = {}
     messages, cross_talk, misses = [], [], 0
     for r in results:
+        for status, n in r["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + n
         for kind, values in r["latency"].items():
             latency.setdefault(kind, []).extend(values)
         for kind, n in r["errors"].items():
@@ -329,6 +336,7 @@ def summarize(results: list[dict[str, Any]], elapsed: float, uploaded: dict[str,
         "elapsed_s": round(elapsed, 1),
         "ops": ops,
         "errors": sum(errors.values()),
+        "failed_by_status": statuses,
         "error_samples": messages[:10],
         "cross_talk": len(cross_talk),
         "cross_talk_samples": cross_talk[:10],

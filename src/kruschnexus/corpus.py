@@ -20,7 +20,7 @@ from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText
-from kruschnexus.store.embedded import EmbeddedServer
+from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
@@ -71,7 +71,7 @@ class Corpus:
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
-        self._server: EmbeddedServer | None = None
+        self._database: Database | None = None
         self._store: PgStore | None = store
         self._owns_store = store is None
         self._embedder: Embedder | None = embedder
@@ -90,11 +90,9 @@ class Corpus:
     def store(self) -> PgStore:
         """The open store (connects on first use)."""
         if self._store is None:
-            dsn = self.settings.database_url
-            if dsn is None:
-                self._server = EmbeddedServer(self.settings.pgdata)
-                dsn = self._server.start()
-            self._store = PgStore(dsn)
+            if self._database is None:
+                self._database = Database(self.settings.database_url, self.settings.pgdata)
+            self._store = self._database.connect()
         return self._store
 
     @property
@@ -120,9 +118,9 @@ class Corpus:
             if self._owns_store:
                 self._store.close()
             self._store = None
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
+        if self._database is not None:
+            self._database.close()
+            self._database = None
 
     def ingest(
         self,

@@ -9,6 +9,7 @@
     │   └── UnsupportedFormatError  no parser for this kind of file
     ├── EmbedError                the embedding model failed or does not match the store
     ├── StoreError                the database is unreachable or refused an operation
+    │   └── StoreUnavailable      the connection was lost or the server is restarting: retry shortly
     ├── QueryError                a malformed query (offset into the query string)
     ├── AuthError                 a missing, malformed, unknown or revoked API token (HTTP 401)
     ├── ForbiddenError            a valid token that does not grant this workspace or this write (HTTP 403)
@@ -20,6 +21,7 @@ each surface (CLI, API, MCP) maps this tree once.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -61,7 +63,23 @@ class EmbedError(PkgError):
 
 
 class StoreError(PkgError):
-    """The database is unreachable or refused an operation."""
+    """The database is unreachable or refused an operation.
+
+    The message may name the data folder or quote the server; a remote client is shown :attr:`public` instead.
+    """
+
+    public = "the database refused the operation"
+
+
+class StoreUnavailable(StoreError):
+    """The connection to the database was lost, or the server is (re)starting: the same call may succeed
+    after :attr:`retry_after` seconds."""
+
+    public = "the database is unavailable for a moment; retry shortly"
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
 
 
 class QueryError(PkgError):
@@ -86,3 +104,25 @@ class ForbiddenError(PkgError):
 
 class SchemaVersionError(PkgError):
     """A wire object carries a schema version this reader cannot accept."""
+
+
+#: An absolute file-system path (POSIX or Windows), up to its last component.
+_PATH = re.compile(r"""(?<![\w.:/])(?:[A-Za-z]:\\|/)(?:[^\s/\\:'"()<>]+[/\\])+(?=[^\s/\\:'"()<>]*)""")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last component (``/srv/uploads/x/lease.pdf`` -> ``lease.pdf``).
+
+    >>> without_paths("cannot read /tmp/upload-1/0/lease.pdf: truncated")
+    'cannot read lease.pdf: truncated'
+    """
+    return _PATH.sub("", text)
+
+
+def public_message(exc: PkgError) -> str:
+    """What a remote client (REST, MCP) is told of an error: a database error's fixed :attr:`StoreError.public`
+    text (the server's own message can quote SQL, a socket's folder or a connection string), any other error's
+    message without the folders of the paths it names. The full message goes to the server's log."""
+    if isinstance(exc, StoreError):
+        return exc.public
+    return without_paths(str(exc))

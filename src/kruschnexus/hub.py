@@ -18,10 +18,10 @@ from kruschnexus.corpus import Corpus, check_workspace_name
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import StoreError
+from kruschnexus.errors import StoreError, StoreUnavailable
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.schema.v1 import WorkspaceInfo
-from kruschnexus.store.embedded import EmbeddedServer
+from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.wire import workspace_from_row
 
@@ -44,8 +44,7 @@ class Hub:
         self._idle: queue.LifoQueue[PgStore] = queue.LifoQueue()
         self._opened = 0
         self._lock = threading.Lock()
-        self._server: EmbeddedServer | None = None
-        self._dsn: str | None = None
+        self.database = Database(settings.database_url, settings.pgdata)
         self.lexicon = Lexicon(settings.lexical_dir)
 
     def __enter__(self) -> Hub:
@@ -80,10 +79,7 @@ class Hub:
                 break
         with self._lock:
             self._opened = 0
-            if self._server is not None:
-                self._server.stop()
-                self._server = None
-                self._dsn = None
+        self.database.close()
 
     @contextlib.contextmanager
     def corpus(self, workspace: str) -> Iterator[Corpus]:
@@ -122,9 +118,18 @@ class Hub:
             tokens.revoke(store, token_id)
 
     def doctor(self) -> DoctorReport:
-        """The health report ``nexus doctor`` prints, on a pooled connection."""
-        with self._store() as store:
-            return run_checks(self.settings, lambda: store, lambda: self.embedder)
+        """The health report ``nexus doctor`` prints, on a pooled connection; while the database is away (or
+        restarting) its check fails and the report is unhealthy, rather than the call raising."""
+        try:
+            with self._store() as store:
+                return run_checks(self.settings, lambda: store, lambda: self.embedder)
+        except StoreError as exc:
+            failure = exc
+
+            def unavailable() -> PgStore:
+                raise failure
+
+            return run_checks(self.settings, unavailable, lambda: self.embedder)
 
     @contextlib.contextmanager
     def _store(self) -> Iterator[PgStore]:
@@ -140,38 +145,27 @@ class Hub:
         except queue.Empty:
             pass
         with self._lock:
-            if self._opened < self._limit:
+            room = self._opened < self._limit
+            if room:
                 self._opened += 1
-                dsn = self._dsn_locked()
-            else:
-                dsn = None
-        if dsn is not None:
+        if room:
             try:
-                return PgStore(dsn)
-            except StoreError:
+                return self.database.connect()
+            except BaseException:
                 with self._lock:
                     self._opened -= 1
                 raise
         try:
             return self._idle.get(timeout=POOL_WAIT_SECONDS)
         except queue.Empty:
-            raise StoreError(
-                f"all {self._limit} database connections stayed busy for {POOL_WAIT_SECONDS:.0f} s"
+            raise StoreUnavailable(
+                f"all {self._limit} database connections stayed busy for {POOL_WAIT_SECONDS:.0f} s", retry_after=5
             ) from None
 
     def _give_back(self, store: PgStore) -> None:
-        if store.conn.closed or store.conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        if store.conn.closed or store.conn.broken or store.conn.info.transaction_status != pq.TransactionStatus.IDLE:
             store.close()
             with self._lock:
                 self._opened -= 1
             return
         self._idle.put(store)
-
-    def _dsn_locked(self) -> str:
-        if self._dsn is None:
-            if self.settings.database_url is not None:
-                self._dsn = self.settings.database_url
-            else:
-                self._server = EmbeddedServer(self.settings.pgdata)
-                self._dsn = self._server.start()
-        return self._dsn

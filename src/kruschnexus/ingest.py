@@ -12,7 +12,14 @@ from typing import Any, Protocol
 from kruschnexus import blobs
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
-from kruschnexus.errors import ConfigError, EmbedError, ParseError, StoreError, UnsupportedFormatError
+from kruschnexus.errors import (
+    ConfigError,
+    EmbedError,
+    ParseError,
+    StoreError,
+    StoreUnavailable,
+    UnsupportedFormatError,
+)
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
@@ -27,6 +34,10 @@ SPAN_BATCH = 64
 PAGE_BATCH = 256
 #: Characters of the document's title put before each span's text for the model (MiniLM reads 256 tokens).
 EMBED_TITLE_CHARS = 100
+
+
+class _StoredMeanwhile(Exception):
+    """Another writer stored the same document while this one read it (its transaction is rolled back)."""
 
 
 @dataclass
@@ -159,10 +170,26 @@ class Ingester:
     def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None) -> FileResult:
         _check_file(path, self.settings.max_file_bytes)
         digest = blobs.sha256_file(path)
+        unchanged = self._unchanged(path, digest)
+        if unchanged is not None:
+            return unchanged
+        try:
+            return self._store_new(path, digest, doc_type, progress)
+        except _StoredMeanwhile:
+            return self._unchanged(path, digest) or FileResult(str(path), "unchanged", "stored by another writer")
+        except StoreUnavailable:
+            # The connection was lost mid-document (nothing of it committed): once more on a fresh connection.
+            return self._unchanged(path, digest) or self._store_new(path, digest, doc_type, progress)
+
+    def _unchanged(self, path: Path, digest: str) -> FileResult | None:
+        """The "unchanged" result when the same bytes are already stored in the workspace."""
         stored_as = self.store.document_source(self.workspace, digest)
-        if stored_as is not None:
-            note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
-            return FileResult(str(path), "unchanged", note, doc_id=digest)
+        if stored_as is None:
+            return None
+        note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
+        return FileResult(str(path), "unchanged", note, doc_id=digest)
+
+    def _store_new(self, path: Path, digest: str, doc_type: str | None, progress: Progress | None) -> FileResult:
         self._title = None
         with self.reader.open(path, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
             if source.paged and source.page_count > self.settings.max_pages:
@@ -173,7 +200,7 @@ class Ingester:
                 str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
             )
             with self.store.document_transaction(self.workspace) as writer:
-                writer.document(
+                stored = writer.document(
                     {
                         "workspace": self.workspace,
                         "doc_id": digest,
@@ -188,6 +215,8 @@ class Ingester:
                         "meta": source.meta,
                     }
                 )
+                if not stored:
+                    raise _StoredMeanwhile
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
                 if source.kind in ("csv", "tsv") and self.settings.embed_title:
                     self._title = file_words(path.name)[:EMBED_TITLE_CHARS]  # a row's first line names no document

@@ -189,3 +189,23 @@ def test_load() -> None:
     report = json.loads(done.stdout)
     assert {"search", "upload"} <= set(report["ops"])
     assert set(report["documents"]) == {"load-shared", "load-c0", "load-c1"}
+
+
+def test_chaos() -> None:
+    """The chaos bench's short version: each fault once under load; nothing partial, no cross-talk, no 500."""
+    pytest.importorskip("uvicorn", reason="bench/chaos.py serves through the 'api' extra")
+    argv = ["--seconds", "14", "--every", "4", "--clients", "2", "--uploaders", "1", "--json"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "chaos.py"), *argv],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert [f["fault"] for f in report["faults"]] == ["postmaster", "reader", "client"], report["faults"]
+    assert report["audit"]["documents"] >= 3 and not report["audit"]["partial"]
+    assert report["cross_talk"] == 0 and "500" not in report["probe"]["statuses"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
 from typing import Any
 
@@ -23,7 +24,11 @@ from kruschnexus.errors import (
     QueryError,
     SchemaVersionError,
     StoreError,
+    StoreUnavailable,
+    public_message,
 )
+
+_log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -74,10 +79,22 @@ def install(app: FastAPI) -> None:
     async def on_library_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, PkgError)
         extra = {"offset": exc.offset} if isinstance(exc, QueryError) else {}
-        response = problem(status_of(exc), str(exc), **extra)
+        status = status_of(exc)
+        if status >= 500:
+            _log.warning("%s %s: %s", request.method, request.url.path, exc)
+        response = problem(status, public_message(exc), **extra)
         if isinstance(exc, AuthError):
             response.headers["WWW-Authenticate"] = 'Bearer realm="kruschnexus"'
+        if isinstance(exc, StoreUnavailable):
+            response.headers["Retry-After"] = str(exc.retry_after)
+        elif isinstance(exc, StoreError):
+            response.headers["Retry-After"] = "5"
         return response
+
+    async def on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        # The traceback goes to the server's log; the client learns only that it was not its fault.
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return problem(500, "an unexpected server error; it has been logged")
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
@@ -92,3 +109,4 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(PkgError, on_library_error)
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(RequestValidationError, on_invalid_request)
+    app.add_exception_handler(Exception, on_unexpected_error)

@@ -15,7 +15,8 @@ from kruschnexus.api import deps, uploads
 from kruschnexus.api.deps import DocId, PageNumber, WorkspaceName
 from kruschnexus.api.models import FileOutcome, Health, HealthCheck, IngestResponse, NewWorkspace
 from kruschnexus.corpus import Corpus, check_workspace_name
-from kruschnexus.errors import ConfigError, NotFoundError
+from kruschnexus.doctor import Check
+from kruschnexus.errors import ConfigError, NotFoundError, StoreUnavailable, without_paths
 from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText, SearchResponse, WorkspaceInfo
@@ -38,15 +39,22 @@ _MEDIA_TYPES = {
 
 @router.get("/health", response_model=Health, responses={503: {"model": Health, "description": "degraded"}})
 def health(hub: HubDep, grant: GrantDep, response: Response) -> Health:
-    """The doctor report: database, pgvector, model, stored models, optional tools, disk. A token holder sees
-    no detail about other workspaces."""
+    """The doctor report: database, pgvector, model, stored models, optional tools, disk; 503 while the database
+    is away or restarting. A token holder sees no detail about other workspaces; no detail shows a server path."""
     report = hub.doctor()
     response.status_code = 200 if report.healthy else 503
-    checks = [
-        HealthCheck(name=c.name, ok=c.ok, detail="" if grant is not None and c.name == "workspaces" else c.detail)
-        for c in report.checks
-    ]
+    checks = [HealthCheck(name=c.name, ok=c.ok, detail=_health_detail(c, grant)) for c in report.checks]
     return Health(healthy=report.healthy, checks=checks)
+
+
+def _health_detail(check: Check, grant: Grant | None) -> str:
+    """What a client sees of one check: no server path, nothing of the database's own error message, nothing
+    about other workspaces for a token holder."""
+    if check.name == "workspaces" and grant is not None:
+        return ""
+    if check.name == "database" and not check.ok:
+        return StoreUnavailable.public
+    return without_paths(check.detail)
 
 
 @router.get("/workspaces", response_model=list[WorkspaceInfo])
@@ -234,7 +242,7 @@ def _outcome(result: FileResult) -> FileOutcome:
     return FileOutcome(
         file=Path(result.path).name,
         status=result.status,
-        reason=result.reason,
+        reason=without_paths(result.reason),
         doc_id=result.doc_id,
         kind=result.kind,
         pages=result.pages,

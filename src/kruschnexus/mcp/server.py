@@ -3,7 +3,7 @@
 
 Each tool parses its arguments, calls one :class:`Corpus` method and returns the v1 wire object twice: as
 structured content and as one JSON text block (the same ``model_dump(mode="json")``). A library error
-(:class:`PkgError`) becomes a tool error (``isError``) carrying the message the CLI prints. Stdout is the
+(:class:`PkgError`) becomes a tool error (``isError``) carrying its public message (no paths, no SQL). Stdout is the
 protocol channel: logs go to stderr, and the SDK points file descriptor 1 at stderr while serving, so the
 embedded PostgreSQL and the model (started inside the server's lifespan) cannot write into the protocol.
 """
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kruschnexus.config import Settings
 from kruschnexus.corpus import check_workspace_name
-from kruschnexus.errors import AuthError, ConfigError, PkgError
+from kruschnexus.errors import AuthError, ConfigError, PkgError, public_message
 from kruschnexus.hub import Hub
 from kruschnexus.sandbox import plan_ingest
 from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, PageText, SearchResponse
@@ -264,14 +264,19 @@ class NexusTools:
 
 
 def respond(tool: str, produce: Callable[[], BaseModel]) -> CallToolResult:
-    """Run one tool body: its model as structured content and as JSON text, or a :class:`PkgError` as a tool
-    error with the message the CLI prints. Any other exception propagates (the SDK logs it to stderr)."""
+    """Run one tool body: its model as structured content and as JSON text, or an error as a tool error: a
+    :class:`PkgError` with its public message (see :func:`~kruschnexus.errors.public_message`), anything else as
+    a fixed text. The full error goes to the log (stderr)."""
     started = time.monotonic()
     try:
         model = produce()
     except PkgError as exc:
         log.warning("%s failed: %s", tool, exc)
-        return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+        return CallToolResult(content=[TextContent(type="text", text=public_message(exc))], is_error=True)
+    except Exception:  # the agent gets a tool error; the traceback goes to the log
+        log.exception("%s failed unexpectedly", tool)
+        text = "an unexpected server error; it has been logged"
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     payload = model.model_dump(mode="json")
     log.info("%s answered in %.2f s", tool, time.monotonic() - started)
     text = json.dumps(payload, ensure_ascii=False)

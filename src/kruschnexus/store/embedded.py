@@ -13,15 +13,19 @@ import logging
 import os
 import shutil
 import subprocess
+import time
 import warnings
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from kruschnexus.errors import ConfigError, StoreError
+from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
 
 _log = logging.getLogger(__name__)
+
+#: How long a restart waits for the dead server's backends to exit before giving up.
+BACKENDS_EXIT_SECONDS = 10.0
 
 
 class EmbeddedServer:
@@ -79,6 +83,29 @@ class EmbeddedServer:
             if not (self.pgdata / "PG_VERSION").exists():
                 raise
 
+    def alive(self) -> bool:
+        """Whether the server's postmaster runs (a killed one left as a zombie does not)."""
+        return _postmaster_pid(self.pgdata) is not None
+
+    def restart(self) -> str:
+        """Start the server again after its postmaster died (PostgreSQL's crash recovery then replays its log);
+        a no-op when it runs (another process may have restarted it first). Returns the DSN.
+
+        Raises:
+            StoreUnavailable: the old server's processes did not go away, or the new one did not start.
+        """
+        if self._server is None:
+            return self.start()
+        with type(self._server)._lock:
+            if not self.alive():
+                _clear_dead_server(self.pgdata)
+                try:
+                    self._server.ensure_postgres_running()
+                except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+                    raise StoreUnavailable(f"the embedded PostgreSQL in {self.pgdata} did not restart ({exc})") from exc
+                _log.warning("embedded server %s: the postmaster had died; restarted", self.pgdata)
+        return str(self._server.get_uri())
+
     def stop(self) -> None:
         """Release this process's handle; the server stops when no process holds one."""
         if self._server is not None:
@@ -109,3 +136,53 @@ def forget_dead_holders(pgdata: Path) -> list[int]:
         os.replace(tmp, holders)
         _log.info("embedded server %s: holders %s were dead, %s remain", pgdata, listed, live)
     return live
+
+
+def _running(pid: int) -> bool:
+    """A process that runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _postmaster_pid(pgdata: Path) -> int | None:
+    """The pid of the running postmaster of ``pgdata`` (from ``postmaster.pid``), or ``None``."""
+    try:
+        first = (pgdata / "postmaster.pid").read_text().split("\n", 1)[0].strip()
+    except OSError:
+        return None
+    return int(first) if first.isdigit() and _running(int(first)) else None
+
+
+def _clear_dead_server(pgdata: Path) -> None:
+    """Wait for the backends of a dead postmaster to exit (they notice its death at once and write nothing
+    after), then remove its lock files (``postmaster.pid`` and the socket's): PostgreSQL refuses to start while
+    the dead postmaster's pid is listed there, and a pid left as an unreaped zombie looks alive to it."""
+    deadline = time.monotonic() + BACKENDS_EXIT_SECONDS
+    while _backends(pgdata):
+        if time.monotonic() > deadline:
+            raise StoreUnavailable(f"the dead embedded server's processes in {pgdata} did not exit", retry_after=5)
+        time.sleep(0.1)
+    lock = pgdata / "postmaster.pid"
+    try:
+        lines = lock.read_text().split("\n")
+    except OSError:
+        return
+    if len(lines) > 4 and lines[3].strip().isdigit() and lines[4].strip():
+        (Path(lines[4].strip()) / f".s.PGSQL.{lines[3].strip()}.lock").unlink(missing_ok=True)
+    lock.unlink(missing_ok=True)
+
+
+def _backends(pgdata: Path) -> list[int]:
+    """Running ``postgres`` processes working in ``pgdata`` (every backend's working folder is the data folder)."""
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] != "postgres":
+            continue
+        try:
+            if Path(proc.cwd()) == pgdata.resolve() and _running(proc.pid):
+                found.append(proc.pid)
+        except psutil.Error:
+            continue
+    return found

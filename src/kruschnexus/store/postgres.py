@@ -3,22 +3,41 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from kruschnexus.errors import EmbedError, StoreError
+from kruschnexus.errors import EmbedError, StoreError, StoreUnavailable
 from kruschnexus.store import queries as q
 from kruschnexus.store.migrate import migrate
 
 Row = dict[str, Any]
+Connection = psycopg.Connection[Row]
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 CATALOGUE = "*"
 """The scope of operations across workspaces (listing them, sharing kept bytes); not a valid workspace name."""
+
+
+def _read(method: Callable[Concatenate[PgStore, _P], _T]) -> Callable[Concatenate[PgStore, _P], _T]:
+    """A read that failed because the connection was lost runs once more, on a fresh connection."""
+
+    @functools.wraps(method)
+    def once_more(store: PgStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return method(store, *args, **kwargs)
+        except StoreUnavailable:
+            if store._reconnect is None:
+                raise
+            return method(store, *args, **kwargs)
+
+    return once_more
 
 
 class PgStore:
@@ -32,20 +51,40 @@ class PgStore:
         StoreError: the server cannot be reached or lacks pgvector.
     """
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, reconnect: Callable[[], Connection] | None = None) -> None:
+        self._reconnect = reconnect
         try:
-            self.conn: psycopg.Connection[Row] = psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to PostgreSQL ({_redact(dsn)}): {exc}") from exc
+            self.conn: Connection = self.open_connection(dsn)
+        except StoreError:
+            if reconnect is None:
+                raise
+            self.conn = reconnect()
         try:
-            migrate(self.conn)
-            from pgvector.psycopg import register_vector
-
-            register_vector(self.conn)
             self._lower_role = self._bypasses_row_security()
         except psycopg.Error as exc:
             self.conn.close()
+            raise StoreError(f"cannot read the database role: {exc}") from exc
+
+    @staticmethod
+    def open_connection(dsn: str) -> Connection:
+        """A new connection to a migrated database with pgvector's types registered.
+
+        Raises:
+            StoreError: the server cannot be reached or lacks pgvector.
+        """
+        try:
+            conn: Connection = psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL ({_redact(dsn)}): {exc}") from exc
+        try:
+            migrate(conn)
+            from pgvector.psycopg import register_vector
+
+            register_vector(conn)
+        except psycopg.Error as exc:
+            conn.close()
             raise StoreError(f"cannot prepare the database (is pgvector installed?): {exc}") from exc
+        return conn
 
     def _bypasses_row_security(self) -> bool:
         row = self.conn.execute(q.SELECT_ROLE_BYPASS).fetchone()
@@ -62,14 +101,33 @@ class PgStore:
         self.conn.close()
 
     @contextlib.contextmanager
-    def scoped(self, workspace: str) -> Iterator[psycopg.Connection[Row]]:
+    def scoped(self, workspace: str) -> Iterator[Connection]:
         """A transaction acting for ``workspace`` (:data:`CATALOGUE` for every workspace): row-level security
-        shows and accepts only its rows. Nested use keeps the outer scope's role."""
-        with self.conn.transaction():
-            self.conn.execute(q.SET_WORKSPACE, {"workspace": workspace})
-            if self._lower_role and workspace != CATALOGUE:
-                self.conn.execute(q.SET_SCOPED_ROLE)
-            yield self.conn
+        shows and accepts only its rows. Nested use keeps the outer scope's role.
+
+        A connection found lost is replaced first (see :class:`~kruschnexus.store.database.Database`).
+
+        Raises:
+            StoreUnavailable: the connection was lost during the transaction (nothing of it is committed).
+        """
+        if self.conn.closed or self.conn.broken:
+            self._replace_connection()
+        try:
+            with self.conn.transaction():
+                self.conn.execute(q.SET_WORKSPACE, {"workspace": workspace})
+                if self._lower_role and workspace != CATALOGUE:
+                    self.conn.execute(q.SET_SCOPED_ROLE)
+                yield self.conn
+        except psycopg.OperationalError as exc:
+            if self.conn.closed or self.conn.broken:
+                raise StoreUnavailable(f"the connection to the database was lost: {exc}") from exc
+            raise
+
+    def _replace_connection(self) -> None:
+        if self._reconnect is None:
+            raise StoreUnavailable("the connection to the database was lost")
+        self.conn.close()
+        self.conn = self._reconnect()
 
     def server_info(self) -> dict[str, str]:
         """PostgreSQL and pgvector versions."""
@@ -80,12 +138,14 @@ class PgStore:
         assert row is not None
         return {"postgres": str(row["postgres"]), "pgvector": str(row["pgvector"])}
 
+    @_read
     def workspace(self, name: str) -> tuple[str, int] | None:
         """``(model_id, dim)`` of a workspace, or ``None`` if it does not exist."""
         with self.scoped(name) as conn:
             row = conn.execute(q.SELECT_WORKSPACE, {"name": name}).fetchone()
         return None if row is None else (str(row["model_id"]), int(row["dim"]))
 
+    @_read
     def workspaces(self) -> list[Row]:
         """Every workspace with its model and document count (catalogue scope)."""
         with self.scoped(CATALOGUE) as conn:
@@ -129,6 +189,7 @@ class PgStore:
                 DocumentWriter(conn).announce(workspace, doc_id, "delete")
         return existed, existed and not self._doc_id_in_use(doc_id)
 
+    @_read
     def outbox_head(self, workspace: str) -> tuple[str, int] | None:
         """``(generation, last seq)`` of a workspace's lexical outbox: the generation changes when a workspace of
         that name is deleted and made again. ``None`` when the workspace does not exist."""
@@ -136,6 +197,7 @@ class PgStore:
             row = conn.execute(q.SELECT_OUTBOX_HEAD, {"workspace": workspace}).fetchone()
         return None if row is None else (str(row["generation"]), int(row["head"]))
 
+    @_read
     def outbox_after(self, workspace: str, after: int) -> list[tuple[int, str, str]]:
         """``(seq, doc_id, op)`` of the outbox rows past ``after``, in commit order."""
         with self.scoped(workspace) as conn:
@@ -151,6 +213,7 @@ class PgStore:
             cur.execute(statement, params)
             yield from cur
 
+    @_read
     def lexical_documents(
         self, workspace: str, doc_ids: Sequence[str] | None, front_pages: int, front_chars: int
     ) -> list[Row]:
@@ -165,29 +228,34 @@ class PgStore:
         with self.scoped(workspace) as conn:
             return conn.execute(statement, params).fetchall()
 
+    @_read
     def _doc_id_in_use(self, doc_id: str) -> bool:
         with self.scoped(CATALOGUE) as conn:
             row = conn.execute(q.COUNT_DOC_ID_USES, {"doc_id": doc_id}).fetchone()
         return row is not None and int(row["uses"]) > 0
 
+    @_read
     def page(self, workspace: str, doc_id: str, page_number: int) -> Row | None:
         """One stored page (or unit) with its document's source and kind, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_PAGE, params).fetchone()
 
+    @_read
     def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> Row | None:
         """The stored unit of an unpaged document at ``locator``, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "locator": Jsonb(dict(locator))}
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_UNIT, params).fetchone()
 
+    @_read
     def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[Row]:
         """The spans of one page in reading order, as ``iter_spans`` rows."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_PAGE_SPANS, params).fetchall()
 
+    @_read
     def document_source(self, workspace: str, doc_id: str) -> str | None:
         """The stored source name of a document version, or ``None`` if absent."""
         with self.scoped(workspace) as conn:
@@ -203,21 +271,25 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"the database refused the document: {exc}") from exc
 
+    @_read
     def documents(self, workspace: str) -> list[Row]:
         """Documents of a workspace."""
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_DOCUMENTS, {"workspace": workspace}).fetchall()
 
+    @_read
     def document(self, workspace: str, doc_id: str) -> Row | None:
         """One document of a workspace (the ``documents`` columns), or ``None``."""
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_DOCUMENT_INFO, {"workspace": workspace, "doc_id": doc_id}).fetchone()
 
+    @_read
     def pages(self, workspace: str, doc_id: str) -> list[Row]:
         """Stored pages of a document (number, text, needs_ocr)."""
         with self.scoped(workspace) as conn:
             return conn.execute(q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id}).fetchall()
 
+    @_read
     def document_spans(self, workspace: str, doc_id: str) -> list[Row]:
         """Stored spans of a document (offsets, text, boxes)."""
         with self.scoped(workspace) as conn:
@@ -230,6 +302,7 @@ class PgStore:
             cur.execute(q.SELECT_SPANS, {"workspace": workspace})
             yield from cur
 
+    @_read
     def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[Row]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a wider beam and iterative scans, so
         filters keep recall)."""
@@ -243,11 +316,13 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             conn.execute(q.INSERT_TOKEN, dict(values))
 
+    @_read
     def token(self, token_id: str) -> Row | None:
         """One token by id (revoked ones included), or ``None``."""
         with self.scoped(CATALOGUE) as conn:
             return conn.execute(q.SELECT_TOKEN, {"token_id": token_id}).fetchone()
 
+    @_read
     def tokens(self, workspace: str) -> list[Row]:
         """The tokens of a workspace, without their hashes."""
         with self.scoped(CATALOGUE) as conn:
@@ -258,6 +333,7 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             return conn.execute(q.REVOKE_TOKEN, {"token_id": token_id}).rowcount > 0
 
+    @_read
     def counts(self, workspace: str) -> tuple[int, int, int]:
         """Documents, pages and spans stored in a workspace."""
         with self.scoped(workspace) as conn:
@@ -272,9 +348,12 @@ class DocumentWriter:
     def __init__(self, conn: psycopg.Connection[Row]) -> None:
         self._conn = conn
 
-    def document(self, values: Mapping[str, Any]) -> None:
-        """The document row (first); ``meta`` as a plain JSON object."""
-        self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})})
+    def document(self, values: Mapping[str, Any]) -> bool:
+        """The document row (first); ``meta`` as a plain JSON object. False when another writer stored the same
+        document first: this insert waits for that writer's transaction, so two writers of one document never
+        both store it and neither sees a constraint error; the caller then rolls back."""
+        row = self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})}).fetchone()
+        return row is not None
 
     def pages(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Page (or unit) rows; ``locator`` as a plain JSON value or ``None``."""

@@ -36,6 +36,7 @@ INSERT_DOCUMENT = sql.SQL(
     " extractor_version, chunker_version, model_id, meta)"
     " VALUES (%(workspace)s, %(doc_id)s, %(source)s, %(doc_type)s, %(kind)s, %(byte_size)s, %(page_count)s,"
     " %(extractor_version)s, %(chunker_version)s, %(model_id)s, %(meta)s)"
+    " ON CONFLICT (workspace, doc_id) DO NOTHING RETURNING doc_id"
 )
 INSERT_PAGE = sql.SQL(
     "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr,"

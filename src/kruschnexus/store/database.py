@@ -1,0 +1,115 @@
+"""The one owner of the database server: the external one (``NEXUS_DATABASE_URL``) or the embedded one under
+``NEXUS_HOME``, how connections to it are opened, and what happens when it goes away.
+
+A lost connection is replaced by :meth:`Database.reconnect`: a dead embedded server is restarted first
+(PostgreSQL's crash recovery), and a server that does not answer is retried with a growing back-off, each caller
+told :class:`~kruschnexus.errors.StoreUnavailable` with a ``retry_after`` meanwhile rather than waiting.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+
+from kruschnexus.errors import StoreError, StoreUnavailable
+from kruschnexus.store.embedded import EmbeddedServer
+from kruschnexus.store.postgres import Connection, PgStore
+
+#: A server that has just restarted refuses connections while it replays its log: tried this long per call.
+CONNECT_PATIENCE_SECONDS = 3.0
+#: Back-off between failed reconnections, doubling from the first value up to the second.
+BACKOFF_SECONDS = (0.5, 5.0)
+
+
+class Database:
+    """The database of one process: open with :meth:`connect`, release with :meth:`close`.
+
+    Args:
+        url: an external server's DSN; ``None`` for the embedded server in ``pgdata``.
+        pgdata: the embedded server's data folder.
+    """
+
+    def __init__(self, url: str | None, pgdata: Path) -> None:
+        self.url = url
+        self.pgdata = pgdata
+        self._server: EmbeddedServer | None = None
+        self._dsn: str | None = url
+        self._lock = threading.Lock()
+        self._retry_at = 0.0
+        self._backoff = BACKOFF_SECONDS[0]
+
+    @property
+    def embedded(self) -> bool:
+        """True when this process runs (or joins) the embedded server."""
+        return self.url is None
+
+    def connect(self) -> PgStore:
+        """A new connection (the embedded server started or joined on first use).
+
+        Raises:
+            StoreError: the server cannot be reached or lacks pgvector.
+        """
+        return PgStore(self._current_dsn(), reconnect=self.reconnect)
+
+    def reconnect(self) -> Connection:
+        """A fresh connection after one was lost: a dead embedded server is restarted first.
+
+        Raises:
+            StoreUnavailable: the server is not back yet (``retry_after`` says when to try again).
+        """
+        with self._lock:
+            wait = self._retry_at - time.monotonic()
+            if wait > 0:
+                raise StoreUnavailable("the database is not back yet", retry_after=max(1, round(wait)))
+            try:
+                dsn = self._current_dsn()
+                if self._server is not None and not self._server.alive():
+                    dsn = self._dsn = self._server.restart()
+                conn = _connect_patiently(dsn)
+            except StoreError as exc:
+                self._retry_at = time.monotonic() + self._backoff
+                retry = max(1, round(self._backoff))
+                self._backoff = min(self._backoff * 2, BACKOFF_SECONDS[1])
+                raise StoreUnavailable(f"the database is not back yet: {exc}", retry_after=retry) from exc
+            self._retry_at, self._backoff = 0.0, BACKOFF_SECONDS[0]
+            return conn
+
+    def healthy(self) -> bool:
+        """Whether the server answers now (a short probe on a new connection)."""
+        try:
+            with psycopg.connect(self._current_dsn(), connect_timeout=2) as conn:
+                conn.execute("SELECT 1")
+        except (psycopg.Error, StoreError):
+            return False
+        return True
+
+    def close(self) -> None:
+        """Release the embedded server (it stops when no process holds it)."""
+        with self._lock:
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+                self._dsn = None
+
+    def _current_dsn(self) -> str:
+        if self._dsn is None:
+            self._server = EmbeddedServer(self.pgdata)
+            self._dsn = self._server.start()
+        return self._dsn
+
+
+def _connect_patiently(dsn: str) -> Connection:
+    """Connect, trying again for a few seconds while a restarted server replays its log."""
+    deadline = time.monotonic() + CONNECT_PATIENCE_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return PgStore.open_connection(dsn)
+        except StoreError:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)

