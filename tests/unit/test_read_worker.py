@@ -145,3 +145,20 @@ def test_closing_stops_the_reader() -> None:
     worker.close()
     assert worker.pid is None
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_reader_killed_while_starting_is_reported_as_killed_and_replaced() -> None:
+    """A reader killed before it is ready (an operator, the OOM killer) fails that file at once with the signal,
+    not after the start timeout with "did not start"; the next file gets a new reader."""
+    with ReadWorker() as worker:
+        worker.start()
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(ParseError) as caught:
+            worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR)
+        assert time.monotonic() - started < SLACK
+        assert caught.value.reason == "while starting, the reader crashed (signal 9, SIGKILL); stopped"
+        with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as source:
+            assert source.page_count >= 1
+        assert worker.started == 2

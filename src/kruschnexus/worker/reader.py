@@ -236,10 +236,13 @@ class ReadWorker:
         assert conn is not None
         if not self._ready:
             try:
-                ready = conn.poll(START_SECONDS) and _loads(conn.recv_bytes()) == ("ready",)
+                answered = conn.poll(START_SECONDS)
+                ready = answered and _loads(conn.recv_bytes()) == ("ready",)
             except (EOFError, OSError, pickle.UnpicklingError):
-                ready = False
+                answered, ready = True, False
             if not ready:
+                if answered:  # it died (or said something else) while starting
+                    raise ParseError(path, f"while starting, {self._death_reason()}")
                 self._kill()
                 raise ParseError(path, f"the reader process did not start within {START_SECONDS:g} s")
             self._ready = True
