@@ -12,12 +12,13 @@ turn:
 - ``reader``: SIGKILL of the server's reader process (the file being read fails, the next one gets a new reader);
 - ``client``: an extra client killed in the middle of an upload (the server must store all of it or none).
 
-Meanwhile a probe searches the shared workspace every 0.1 s. Printed: requests and failures by status (of the
-load's clients, 0 meaning no answer or a file not stored; of the probe), after each fault the window in which the
-probe got no answer, documents stored partially (pages missing: must be 0), cross-workspace answers (must be 0),
-and ``verify`` of every workspace at the end (every span re-proved against the kept bytes). Exit status 1 when any
-of those must-be-0 figures is not, or the probe got a 500. Progress goes to stderr; the report (or ``--json``)
-to stdout.
+Meanwhile a probe searches the shared workspace every 0.1 s. An upload that failed (a 503 while the database
+restarts) may still have been stored whole; its document counts as uploaded to the workspace it was sent to.
+Printed: requests and failures by status (of the load's clients, 0 meaning no answer or a file not stored; of the
+probe), after each fault the window in which the probe got no answer, documents stored partially (pages missing:
+must be 0), cross-workspace answers (must be 0), and ``verify`` of every workspace at the end (every span re-proved
+against the kept bytes). Exit status 1 when any of those must-be-0 figures is not, or the probe got a 500. Progress
+goes to stderr; the report (or ``--json``) to stdout.
 """
 
 from __future__ import annotations
@@ -67,14 +68,22 @@ class Probe(threading.Thread):
                 self.answers.append((time.monotonic(), status))
                 time.sleep(0.1)
 
-    def window_after(self, at: float) -> float:
-        """Seconds from ``at`` to the first 200 after it, when anything but 200 came between (else 0)."""
-        after = [(t, s) for t, s in self.answers if t >= at]
-        first_bad = next((t for t, s in after if s != 200), None)
-        if first_bad is None:
-            return 0.0
-        recovered = next((t for t, s in after if s == 200 and t > first_bad), None)
-        return round((recovered if recovered is not None else after[-1][0]) - at, 2)
+    def window_after(self, at: float, until: float) -> float:
+        """The longest stretch without a 200 that began between ``at`` and ``until``: seconds from the first
+        answer that was not 200 to the next 200 (or the probe's last answer)."""
+        longest, began = 0.0, None
+        for t, status in self.answers:
+            if t < at:
+                continue
+            if status != 200 and began is None and t < until:
+                began = t
+            elif status == 200 and began is not None:
+                longest, began = max(longest, t - began), None
+            if began is None and t >= until:
+                break
+        if began is not None:
+            longest = max(longest, self.answers[-1][0] - began)
+        return round(longest, 2)
 
 
 def _postmaster(home: Path) -> int | None:
@@ -204,8 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for _, status in probe.answers:
         statuses[str(status)] = statuses.get(str(status), 0) + 1
     report["probe"] = {"requests": len(probe.answers), "statuses": statuses}
+    ends = [f["at"] for f in faults[1:]] + [float("inf")]
     report["faults"] = [
-        {"fault": f["fault"], "action": f["action"], "window_s": probe.window_after(f["at"])} for f in faults
+        {"fault": f["fault"], "action": f["action"], "window_s": probe.window_after(f["at"], end)}
+        for f, end in zip(faults, ends, strict=True)
     ]
     report["config"] = vars(args)
     print(json.dumps(report, indent=2) if args.json else render(report))

@@ -124,6 +124,8 @@ class Stats:
         self.marker_misses = 0
         self.seen: set[tuple[str, str]] = set()
         self.uploaded: list[tuple[str, str]] = []
+        #: Uploads that failed from the client's side (the answer was lost, or a 503 after the commit).
+        self.maybe: list[tuple[str, str]] = []
 
     def ok(self, kind: str, seconds: float) -> None:
         self.latency.setdefault(kind, []).append(seconds)
@@ -146,6 +148,7 @@ class Stats:
             "marker_misses": self.marker_misses,
             "seen": sorted(self.seen),
             "uploaded": self.uploaded,
+            "maybe": self.maybe,
         }
 
 
@@ -171,13 +174,15 @@ class Client:
             )
         except httpx.HTTPError as exc:
             self.stats.fail("upload", time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
+            self.stats.maybe.append((workspace, hashlib.sha256(pdf).hexdigest()))
             return
         seconds = time.perf_counter() - started
         if reply.status_code != 200:
             self.stats.fail("upload", seconds, f"HTTP {reply.status_code}: {reply.text}", reply.status_code)
+            self.stats.maybe.append((workspace, hashlib.sha256(pdf).hexdigest()))  # may be stored all the same
             return
         outcome = reply.json()["files"][0]
-        if outcome["status"] != "ingested":
+        if outcome["status"] not in ("ingested", "unchanged"):  # unique bytes: "unchanged" means this one stored it
             self.stats.fail("upload", seconds, f"{outcome['status']}: {outcome.get('reason')}")
             return
         self.stats.ok("upload", seconds)
@@ -308,6 +313,7 @@ def summarize(results: list[dict[str, Any]], elapsed: float, uploaded: dict[str,
     errors: dict[str, int] = {}
     statuses: dict[str, int] = {}
     messages, cross_talk, misses = [], [], 0
+    maybe = {(str(w), str(d)) for r in results for w, d in r["maybe"]}
     for r in results:
         for status, n in r["statuses"].items():
             statuses[status] = statuses.get(status, 0) + n
@@ -319,7 +325,7 @@ def summarize(results: list[dict[str, Any]], elapsed: float, uploaded: dict[str,
         cross_talk += r["cross_talk"]
         misses += r["marker_misses"]
         for workspace, doc_id in r["seen"]:
-            if doc_id not in uploaded.get(workspace, set()):
+            if doc_id not in uploaded.get(workspace, set()) and (workspace, doc_id) not in maybe:
                 cross_talk.append(f"{workspace}: hit from {doc_id[:12]}, never uploaded there")
     ops = {
         kind: {

@@ -19,6 +19,8 @@ import platformdirs
 from kruschnexus.errors import ConfigError
 
 _ENV_PREFIX = "NEXUS_"
+#: Float settings where 0 means "off".
+_MAY_BE_ZERO = frozenset({"local_idf"})
 _OCR_MODES = ("auto", "always", "never")
 
 
@@ -59,6 +61,8 @@ class Settings:
             below the similarity floor. Env ``NEXUS_NAMED_TOP``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
+        local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
+            document / its IDF in the workspace) to this power; 0 turns it off. Env ``NEXUS_LOCAL_IDF``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -94,6 +98,7 @@ class Settings:
     coverage_floor: float = 0.9
     named_top: int = 3
     document_match: bool = True
+    local_idf: float = 1.5
     ocr: str = "auto"
     ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     ocr_lang: str = "eng"
@@ -178,6 +183,9 @@ def _float(name: str, raw: Any) -> float:
     if name in ("section_boost", "floor"):
         if not -1.0 <= number <= 1.0:
             raise ValueError("must be between -1 and 1")
+    elif name in _MAY_BE_ZERO:
+        if not math.isfinite(number) or number < 0:
+            raise ValueError("must be 0 (off) or a positive number")
     elif not math.isfinite(number) or number <= 0:
         raise ValueError("must be a positive number")
     return number

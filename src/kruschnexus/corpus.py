@@ -174,6 +174,7 @@ class Corpus:
             coverage_floor=s.coverage_floor,
             named_top=s.named_top,
             documents=s.document_match,
+            local_idf=s.local_idf,
         )
 
     def run(

@@ -178,8 +178,13 @@ class Ingester:
         except _StoredMeanwhile:
             return self._unchanged(path, digest) or FileResult(str(path), "unchanged", "stored by another writer")
         except StoreUnavailable:
-            # The connection was lost mid-document (nothing of it committed): once more on a fresh connection.
-            return self._unchanged(path, digest) or self._store_new(path, digest, doc_type, progress)
+            # The connection was lost mid-document: once more on a fresh connection, unless it was lost as the
+            # document was being committed and the commit went through.
+            stored = self._unchanged(path, digest)
+            if stored is not None:
+                stored.reason = "stored: the connection to the database was lost as the document was committed"
+                return stored
+            return self._store_new(path, digest, doc_type, progress)
 
     def _unchanged(self, path: Path, digest: str) -> FileResult | None:
         """The "unchanged" result when the same bytes are already stored in the workspace."""

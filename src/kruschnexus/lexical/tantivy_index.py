@@ -40,6 +40,8 @@ ANALYZER = "nexus_en"
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
 IDS_BOOST = 2.0
+#: The least weight :attr:`LexicalQuery.local_idf` leaves a term (one in every span of the document).
+MIN_LOCAL_WEIGHT = 0.01
 _WRITER_HEAP = 50_000_000
 
 
@@ -170,12 +172,13 @@ class TantivyIndex:
 
     def search(self, query: LexicalQuery, limit: int) -> list[LexicalHit]:
         """Best spans first; ties broken by key so results never depend on segment layout."""
-        built = self._span_query(query)
+        self._spans.reload()
+        weights = self._local_weights(query)
+        built = self._span_query(query, weights)
         if built is None:
             return []
-        self._spans.reload()
         searcher = self._spans.searcher()
-        best = self.best_possible(query.text) if query.text else 0.0
+        best = self.best_possible(query.text, weights) if query.text else 0.0
         hits = []
         for score, address in searcher.search(built, limit).hits:
             doc = searcher.doc(address)
@@ -211,16 +214,34 @@ class TantivyIndex:
             out.append(DocHit(doc_id, name_score, front_score, matched))
         return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
 
-    def best_possible(self, text: str) -> float:
+    def best_possible(self, text: str, weights: dict[str, float] | None = None) -> float:
         """The BM25 score over the text field of a span of average length that holds each term of ``text`` once:
-        ``Σ idf(t)`` over its distinct query terms (what :attr:`LexicalHit.coverage` divides by)."""
+        ``Σ weight(t) · idf(t)`` over its distinct query terms (what :attr:`LexicalHit.coverage` divides by)."""
         searcher = self._spans.searcher()
         total = searcher.num_docs
         best = 0.0
         for term in self.query_terms(text):
-            n = searcher.doc_freq("text", term)
-            best += math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+            weight = 1.0 if weights is None else weights.get(term, 1.0)
+            best += weight * _idf(total, searcher.doc_freq("text", term))
         return best
+
+    def _local_weights(self, query: LexicalQuery) -> dict[str, float] | None:
+        """Each query term's weight within the one document ``query`` is restricted to (see
+        :attr:`LexicalQuery.local_idf`), or ``None`` when the query is not restricted to one."""
+        if query.local_idf <= 0 or len(query.doc_ids) != 1 or not query.text:
+            return None
+        schema = self._spans.schema
+        searcher = self._spans.searcher()
+        only = tantivy.Query.term_query(schema, "doc_id", query.doc_ids[0])
+        in_document = _count(searcher, only)
+        total = searcher.num_docs
+        weights = {}
+        for term in self.query_terms(query.text):
+            overall = _idf(total, searcher.doc_freq("text", term))
+            holding = _count(searcher, _all_of(schema, [tantivy.Query.term_query(schema, "text", term), only]))
+            local = _idf(in_document, holding)
+            weights[term] = max(MIN_LOCAL_WEIGHT, (local / overall) ** query.local_idf) if overall > 0 else 1.0
+        return weights
 
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
         """Those of the analysed ``terms`` that the first pages (or name) of document ``doc_id`` hold."""
@@ -253,13 +274,13 @@ class TantivyIndex:
         """Documents in the document index."""
         return int(self._docs.searcher().num_docs)
 
-    def _span_query(self, query: LexicalQuery) -> tantivy.Query | None:
+    def _span_query(self, query: LexicalQuery, weights: dict[str, float] | None = None) -> tantivy.Query | None:
         schema = self._spans.schema
         terms = self.query_terms(query.text)
         ranked: list[tantivy.Query] = []
         if terms:
-            ranked.append(_any_of(schema, "text", terms))
-            ranked.append(tantivy.Query.boost_query(_any_of(schema, "context", terms), CONTEXT_BOOST))
+            ranked.append(_any_of(schema, "text", terms, weights))
+            ranked.append(tantivy.Query.boost_query(_any_of(schema, "context", terms, weights), CONTEXT_BOOST))
         ids = legal_ids(query.text)
         if ids:
             ranked.append(tantivy.Query.boost_query(_any_of(schema, "ids", ids), IDS_BOOST))
@@ -327,8 +348,23 @@ def _filters(schema: tantivy.Schema, query: LexicalQuery) -> list[tantivy.Query]
     return out
 
 
-def _any_of(schema: tantivy.Schema, field: str, terms: list[str]) -> tantivy.Query:
-    return _either([tantivy.Query.term_query(schema, field, t, index_option="freq") for t in terms])
+def _any_of(
+    schema: tantivy.Schema, field: str, terms: list[str], weights: dict[str, float] | None = None
+) -> tantivy.Query:
+    queries = [tantivy.Query.term_query(schema, field, t, index_option="freq") for t in terms]
+    if weights is not None:
+        queries = [tantivy.Query.boost_query(q, weights.get(t, 1.0)) for q, t in zip(queries, terms, strict=True)]
+    return _either(queries)
+
+
+def _count(searcher: Any, query: tantivy.Query) -> int:
+    """How many spans match ``query``."""
+    return int(searcher.search(query, 1, count=True).count)
+
+
+def _idf(total: int, holding: int) -> float:
+    """BM25's (Lucene's) inverse document frequency of a term ``holding`` of ``total`` spans hold."""
+    return math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
 
 
 def _either(queries: list[tantivy.Query]) -> tantivy.Query:

@@ -74,6 +74,8 @@ class FusionSettings:
     sparse_depth: int = 50
     #: Whether a question that names its document is answered from that document only.
     documents: bool = True
+    #: Power of the named document's own IDF in the lexical leg (see :attr:`LexicalQuery.local_idf`).
+    local_idf: float = 1.5
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

@@ -78,9 +78,11 @@ def marker_patterns(sections: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...]) -> LexicalQuery:
-    """The same restrictions for the lexical index (the SQL filter still decides: this only keeps recall)."""
+def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...], local_idf: float = 0.0) -> LexicalQuery:
+    """The same restrictions for the lexical index (the SQL filter still decides: this only keeps recall), and
+    within a named document, the weight of its own word statistics."""
     return LexicalQuery(
+        local_idf=local_idf,
         text=text,
         phrases=query.phrases,
         excluded_terms=query.excluded_terms,
@@ -153,7 +155,7 @@ def run_search(
         dense_sql, params = q.dense_leg(span_f, embedder.dim)
         dense_rows = store.run_leg(dense_sql, {**params, "text": text, "limit": settings.dense_depth, "vector": vector})
     if "sparse" in settings.legs:
-        ranked = index.search(lexical_query(query, text, doc_ids), settings.sparse_depth)
+        ranked = index.search(lexical_query(query, text, doc_ids, settings.local_idf), settings.sparse_depth)
         scores = {h.key: h.coverage for h in ranked}
         sparse_rows = keyed_rows(store, span_f, text, ranked)
     rows, candidates = _candidates(dense_rows, sparse_rows, scores)

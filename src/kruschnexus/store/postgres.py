@@ -129,12 +129,14 @@ class PgStore:
         self.conn.close()
         self.conn = self._reconnect()
 
+    @_read
     def server_info(self) -> dict[str, str]:
         """PostgreSQL and pgvector versions."""
-        row = self.conn.execute(
-            "SELECT current_setting('server_version') AS postgres,"
-            " (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector"
-        ).fetchone()
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(
+                "SELECT current_setting('server_version') AS postgres,"
+                " (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector"
+            ).fetchone()
         assert row is not None
         return {"postgres": str(row["postgres"]), "pgvector": str(row["pgvector"])}
 
@@ -166,7 +168,8 @@ class PgStore:
                 f"workspace {name!r} was built with embedding model {stored[0]} ({stored[1]} dims); the current"
                 f" model is {model_id} ({dim} dims). Use the same NEXUS_EMBEDDER or another workspace."
             )
-        self.conn.execute(q.hnsw_index_ddl(dim))
+        with self.scoped(CATALOGUE) as conn:
+            conn.execute(q.hnsw_index_ddl(dim))
 
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""
