@@ -234,6 +234,8 @@ class Ingester:
                 f"{len(result.needs_ocr)} page(s) have no usable text layer and were not OCR'd"
                 f" ({why}): {_ranges(result.needs_ocr)}"
             )
+        elif result.meta.get("encoding_detected"):
+            result.reason = f"not UTF-8: read as {result.meta.get('encoding')} (guessed; check the stored text)"
         elif result.ocr_pages:
             result.reason = f"OCR'd {len(result.ocr_pages)} page(s): {_ranges(result.ocr_pages)}"
             if result.ocr_no_text:

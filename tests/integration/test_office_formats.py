@@ -78,6 +78,9 @@ def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
     metas = {Path(r.path).name: r.meta for r in results}
     assert metas["office_rent_roll_latin1.csv"]["encoding_detected"] is True
     assert metas["office_rent_roll_latin1.csv"]["delimiter"] == ";"
+    reasons = {Path(r.path).name: r.reason for r in results}
+    assert reasons["office_rent_roll_latin1.csv"] == "not UTF-8: read as cp1252 (guessed; check the stored text)"
+    assert reasons["office_rent_roll.csv"] == "", "a UTF-8 file says nothing about its encoding"
     stored = {d.source: d for d in corpus.documents()}
     assert stored["office_rent_roll.tsv"].meta["delimiter"] == "\t"
     unit_text = LibraryText(metas)

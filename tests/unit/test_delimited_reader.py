@@ -180,3 +180,41 @@ def test_random_tables_round_trip(tmp_path: Path, table: tuple[list[str], list[l
     assert meta["delimiter"] == ","
     expected = [(n, rendered(header, row)) for n, row in enumerate(rows, start=1) if any(v.strip() for v in row)]
     assert units == expected
+
+
+WESTERN_SAMPLES = [
+    "name,city\nLefèvre,København\nMüller,Zürich\n",
+    "tenant,note\nØrsted A/S,Æbleskiver i Århus\n",
+    "locataire,loyer\nSociété Générale,1 200 €\n",
+    "arrendatario,ciudad\nSeñor García,Logroño\n",
+    "inquilino,cidade\nJoão Conceição,São Paulo\n",
+    "leigjandi,bær\nÞórður Sigurðsson,Ísafjörður\n",
+]
+CENTRAL_SAMPLES = [
+    ("name,note\nPříliš žluťoučký kůň,úpěl ďábelské ódy\n", "cp1250"),
+    ("name,note\nZażółć gęślą,jaźń\n", "cp1250"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [(t, e) for t in WESTERN_SAMPLES for e in ("cp1252", "latin-1") if e == "cp1252" or "€" not in t],
+)
+def test_short_western_text_reads_as_windows_1252(tmp_path: Path, text: str, encoding: str) -> None:
+    """Short Western text fits many single-byte code pages; it is read as Windows-1252, not as cp1250 or cp1257
+    ("Lefčvre", "Kųbenhavn"), and the guess is recorded."""
+    path = tmp_path / "western.csv"
+    path.write_bytes(text.encode(encoding))
+    meta, units = row_units(path)
+    assert meta["encoding"] == "cp1252" and meta["encoding_detected"] is True
+    rows = text.splitlines()[1:]
+    assert [t.split(": ", 1)[1].split("\n")[0] for _, t in units] == [r.split(",")[0] for r in rows]
+
+
+@pytest.mark.parametrize(("text", "encoding"), CENTRAL_SAMPLES)
+def test_text_only_a_central_european_code_page_reads_keeps_it(tmp_path: Path, text: str, encoding: str) -> None:
+    path = tmp_path / "central.csv"
+    path.write_bytes(text.encode(encoding))
+    meta, units = row_units(path)
+    assert meta["encoding"] == encoding
+    assert text.splitlines()[1].split(",")[0] in units[0][1]

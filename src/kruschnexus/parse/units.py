@@ -15,10 +15,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from charset_normalizer import from_bytes
+from charset_normalizer import CharsetMatch, from_bytes
 
 from kruschnexus.errors import ParseError
 from kruschnexus.model import Block, BlockKind, Line, Locator, Page
+
+#: The single-byte code page preferred when several read the bytes equally well.
+WESTERN = "cp1252"
+#: How much less language coherence (charset_normalizer's 0-1 score) Windows-1252 may have and still be chosen.
+COHERENCE_SLACK = 0.1
 
 _NO_BOX = (0.0, 0.0, 0.0, 0.0)
 
@@ -139,10 +144,28 @@ def decode(path: Path, data: bytes) -> Decoded:
         return Decoded(_newlines(data.decode("utf-8")), "utf-8")
     except UnicodeDecodeError:
         pass
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None or best.encoding is None:
         raise ParseError(path, "cannot tell the text encoding (not UTF-8, and no other encoding fits)")
-    return Decoded(_newlines(str(best)), str(best.encoding), detected=True)
+    text, encoding = _western_if_tied(best, list(matches))
+    return Decoded(_newlines(text), encoding, detected=True)
+
+
+def _western_if_tied(best: CharsetMatch, matches: list[CharsetMatch]) -> tuple[str, str]:
+    """The text and encoding to use: Windows-1252 (what browsers read for Latin-1) when it reads the bytes about as
+    well as the detector's choice (no more mess, coherence within :data:`COHERENCE_SLACK`), else that choice.
+
+    Short Western text ("Lefèvre,København") fits many single-byte code pages equally well, and the detector then
+    picks one by name (cp1250, cp1257, cp1258: "Lefčvre", "Kųbenhavn"); text that only a Central or Eastern
+    European code page reads (cp1252 lacks "ž" or "ů") keeps that code page.
+    """
+    for match in matches:
+        same = WESTERN in match.could_be_from_charset  # the detector merges code pages that decode alike
+        if (match.encoding == WESTERN or same) and match.chaos <= best.chaos:
+            if match.coherence >= best.coherence - COHERENCE_SLACK:
+                return str(match), WESTERN
+    return str(best), str(best.encoding)
 
 
 def _newlines(text: str) -> str:
