@@ -25,7 +25,7 @@ from kruschnexus.eval.suite import load_suite
 from kruschnexus.eval.systems import NexusSystem
 
 GRID: dict[str, list[Any]] = {
-    "local_idf": [0.0, 1.0, 1.5, 2.0],
+    "local_idf": [1.5],
 }
 
 

@@ -72,6 +72,20 @@ def test_no_match_when_ambiguous_or_generic() -> None:
     assert choose([], lambda t: 0, 20) is None
 
 
+def test_one_name_matched_alike_by_several_documents_names_them_together() -> None:
+    """The same contract kept as a PDF and as text: both are named; a third document matched as well is not
+    (ambiguous, no match); a weaker match with the same words stays out."""
+    freq = {"acme": 2, "baxter": 2, "lease": 9}
+    same = [_hit("pdf", 9.0, "acme", "baxter"), _hit("txt", 8.6, "acme", "baxter"), _hit("other", 2.0, "lease")]
+    match = choose(same, lambda t: freq[t], 20)
+    assert match is not None and match.doc_ids == ("pdf", "txt") and match.runner_up == 2.0
+    weaker = [_hit("pdf", 9.0, "acme", "baxter"), _hit("txt", 5.0, "acme", "baxter")]
+    match = choose(weaker, lambda t: freq[t], 20)
+    assert match is not None and match.doc_ids == ("pdf",)
+    crowd = [_hit(str(n), 9.0 - n / 10, "acme", "baxter") for n in range(4)]
+    assert choose(crowd, lambda t: freq[t], 20) is None
+
+
 def test_the_model_reads_title_and_headings_before_the_span() -> None:
     from kruschnexus.ingest import embedding_text
     from kruschnexus.lexical.analysis import title_of

@@ -69,8 +69,10 @@ def test_weights_follow_the_documents_own_frequencies(index: TantivyIndex) -> No
     assert all(0.0 <= h.coverage <= 1.0 for h in hits)
 
 
-def test_only_a_search_within_one_document_is_reweighted(index: TantivyIndex) -> None:
-    both = (LEASE, OTHERS[0])
-    assert _top(index, 1.5, both) == _top(index, 0.0, both)
-    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=both, local_idf=1.5)) is None
+def test_only_a_search_within_one_named_document_is_reweighted(index: TantivyIndex) -> None:
+    """One document, or a few (one contract kept in several formats): its own statistics; more: the workspace's."""
+    many = (LEASE, *OTHERS)
+    assert _top(index, 1.5, many) == _top(index, 0.0, many)
+    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=many, local_idf=1.5)) is None
+    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=(LEASE, OTHERS[0]), local_idf=1.5)) is not None
     assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=(LEASE,), local_idf=0.0)) is None

@@ -128,3 +128,23 @@ def test_any_text_file_round_trips_by_line_locators(tmp_path_factory: pytest.Tem
         assert page.text == lines_of(page, lines)
         covered.extend(page.text.split("\n"))
     assert [ln for ln in covered if ln.strip()] == [ln for ln in lines if ln.strip()]
+
+
+def test_page_numbers_of_text_saved_from_a_pdf_are_furniture(tmp_path: Path) -> None:
+    """A paragraph that is only a page number ("2", "Page 3 of 9", "- 4 -", "vii") stays in the unit's text but is
+    page furniture, so no span holds it; a number with words, a roman heading in capitals, a word are text."""
+    from kruschnexus.chunk.chunker import chunk_page
+    from kruschnexus.chunk.sections import SectionTracker
+
+    numbers = ["2", "Page 3 of 9", "- 4 -", "vii"]
+    kept = ["2. Term", "II", "civil"]
+    path = tmp_path / "saved.txt"
+    path.write_text("\n\n".join(["1. Definitions", *numbers, *kept, "The end."]) + "\n")
+    with open_text(path) as doc:
+        pages = list(doc.pages())
+    kinds = {p.text: p.blocks[0].kind for p in pages}
+    assert all(kinds[n] == BlockKind.PAGE_NUMBER for n in numbers), kinds
+    assert all(kinds[k] != BlockKind.PAGE_NUMBER for k in kept), kinds
+    tracker = SectionTracker()
+    spans = [c.text for p in pages for c in chunk_page(p, tracker, 900)]
+    assert not set(numbers) & set(spans) and set(kept) <= set(spans), spans

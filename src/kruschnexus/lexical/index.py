@@ -65,9 +65,9 @@ class LexicalQuery:
     doc_types: tuple[str, ...] = ()
     page_ranges: tuple[tuple[int, int], ...] = ()
     section_keys: tuple[str, ...] = ()
-    #: Within one document (``doc_ids`` of one), weigh each term by ``(idf in that document / idf in the
-    #: workspace) ** local_idf`` (0: off). Words that run through the whole document ("clinic" in a clinic's lease)
-    #: then count little there, whatever their rarity elsewhere.
+    #: Within one named document (``doc_ids`` of one, or of a few: its formats), weigh each term by ``(idf in that
+    #: document / idf in the workspace) ** local_idf`` (0: off). Words that run through the whole document ("clinic" in
+    #: a clinic's lease) then count little there, whatever their rarity elsewhere.
     local_idf: float = 0.0
 
 

@@ -42,6 +42,8 @@ CONTEXT_BOOST = 0.5
 IDS_BOOST = 2.0
 #: The least weight :attr:`LexicalQuery.local_idf` leaves a term (one in every span of the document).
 MIN_LOCAL_WEIGHT = 0.01
+#: Local statistics apply to a search restricted to at most this many documents (one named, in a few formats).
+MAX_LOCAL_DOCUMENTS = 3
 _WRITER_HEAP = 50_000_000
 
 
@@ -226,13 +228,13 @@ class TantivyIndex:
         return best
 
     def _local_weights(self, query: LexicalQuery) -> dict[str, float] | None:
-        """Each query term's weight within the one document ``query`` is restricted to (see
+        """Each query term's weight within the document ``query`` is restricted to (its formats together: see
         :attr:`LexicalQuery.local_idf`), or ``None`` when the query is not restricted to one."""
-        if query.local_idf <= 0 or len(query.doc_ids) != 1 or not query.text:
+        if query.local_idf <= 0 or not query.doc_ids or len(query.doc_ids) > MAX_LOCAL_DOCUMENTS or not query.text:
             return None
         schema = self._spans.schema
         searcher = self._spans.searcher()
-        only = tantivy.Query.term_query(schema, "doc_id", query.doc_ids[0])
+        only = tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids))
         in_document = _count(searcher, only)
         total = searcher.num_docs
         weights = {}

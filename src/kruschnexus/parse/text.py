@@ -1,6 +1,7 @@
 """Plain text and Markdown -> units with line locators.
 
-Plain text: a unit is a run of non-blank lines (a paragraph); a short line in capitals is a heading.
+Plain text: a unit is a run of non-blank lines (a paragraph); a short line in capitals is a heading; a paragraph
+that is only a page number (text saved from a PDF) is page furniture, kept in the text and never in a span.
 Markdown: block structure from markdown-it-py (headings with their level, paragraphs, list items, tables,
 code); a unit covers the source lines of one block, ``#`` marks of a heading outside its body.
 Locators are 1-based inclusive line numbers of the decoded file, ``{"kind": "lines", "start": 3, "end": 9}``;
@@ -21,6 +22,13 @@ from kruschnexus.parse.units import Unit, UnitSource, decode
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+")
 _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+#: A paragraph that is only a printed page number (text saved from a paged document): ``7``, ``- 7 -``,
+#: ``Page 7``, ``Page 7 of 12``, ``7/12``, ``vii`` (lower-case roman). Kept in the unit's text, never in a span.
+_PAGE_NUMBER = re.compile(
+    r"^[ \t]*(?:-[ \t]*)?(?:page[ \t]+)?(?:\d{1,4}|(?-i:(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})))"
+    r"(?:[ \t]*(?:of|/)[ \t]*\d{1,4})?(?:[ \t]*-)?[ \t]*$",
+    re.IGNORECASE,
+)
 
 
 def open_text(path: Path) -> UnitSource:
@@ -93,6 +101,8 @@ def _lines_unit(lines: list[str], start: int, end: int, kind: BlockKind, level: 
 
 
 def _text_kind(lines: list[str]) -> BlockKind:
+    if len(lines) == 1 and _PAGE_NUMBER.match(lines[0]):
+        return BlockKind.PAGE_NUMBER
     if len(lines) == 1:
         line = lines[0].strip()
         letters = [c for c in line if c.isalpha()]

@@ -3,9 +3,11 @@ Corp and B LLC; what is ...". Pure decisions over what the lexical document inde
 
 A question names a document when the best document's *name* (title, parties, file name) shares at least
 :data:`MIN_NAME_TERMS` distinctive terms with it (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
-document names) and its score (name, plus first pages weighted less) leads the next document's by
-:data:`MARGIN`. The search then ranks only within that document, and the naming words are taken out of what
-the legs match, so that they do not pull the hits to the preamble that repeats them.
+document names) and its score (name, plus first pages weighted less) leads the next document's by :data:`MARGIN`;
+documents whose names it matches with the same terms and as well (within the margin: the same contract kept as a PDF
+and as text) are named with it, up to :data:`MAX_NAMED`. The search then ranks only within that document, and the
+naming words are taken out of what the legs match, so that they do not pull the hits to the preamble that repeats
+them.
 """
 
 from __future__ import annotations
@@ -20,16 +22,21 @@ from kruschnexus.lexical.index import DocHit
 MIN_NAME_TERMS = 2
 DISTINCTIVE_SHARE = 0.34
 MARGIN = 1.25
+#: Most documents one name may pick together: the same document kept in several formats (``lease.pdf`` and
+#: ``lease.txt``), or versions that share the name the question uses.
+MAX_NAMED = 3
 
 
 @dataclass(frozen=True)
 class DocMatch:
-    """The document a question names: its id, the naming terms (analysed), its score and the runner-up's."""
+    """The document a question names: its id, the naming terms (analysed), its score and the runner-up's, and
+    ``doc_ids``: it and the documents that share its name as closely (the same contract as a PDF and as text)."""
 
     doc_id: str
     terms: tuple[str, ...]
     score: float
     runner_up: float
+    doc_ids: tuple[str, ...] = ()
 
 
 def name_terms(analyze: Callable[[str], list[str]], text: str) -> list[str]:
@@ -54,12 +61,15 @@ def choose(
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
-    runner_up = hits[1].total if len(hits) > 1 else 0.0
-    if len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:
+    # Documents the question names as well as the top one: the same naming terms, a score within the margin.
+    group = [h for h in hits if h.name_terms == top.name_terms and MARGIN * h.total >= top.total]
+    others = [h.total for h in hits if h not in group]
+    runner_up = max(others, default=0.0)
+    if len(group) > MAX_NAMED or len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:
         return None
     if proper is not None and not any(t in proper for t in distinctive):
         return None
-    return DocMatch(top.doc_id, top.name_terms, top.total, runner_up)
+    return DocMatch(top.doc_id, top.name_terms, top.total, runner_up, tuple(h.doc_id for h in group))
 
 
 def strip_naming(analyze: Callable[[str], list[str]], text: str, terms: Sequence[str]) -> str:

@@ -142,7 +142,7 @@ def run_search(
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
-    doc_ids = (match.doc_id,) if match else ()
+    doc_ids = (match.doc_ids or (match.doc_id,)) if match else ()
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
@@ -306,6 +306,7 @@ def _trace(
         parsed["document"] = {
             "doc_id": match.doc_id,
             "source": next((str(r["source"]) for r in rows.values() if r["doc_id"] == match.doc_id), None),
+            "doc_ids": list(match.doc_ids),
             "naming_terms": list(match.terms),
             "score": round(match.score, 4),
             "runner_up": round(match.runner_up, 4),
