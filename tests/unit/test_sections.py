@@ -312,3 +312,24 @@ def test_section_path_is_a_chain(texts: list[str | None]) -> None:
         for outer, inner in itertools.pairwise(path):
             assert outer != inner
             assert outer.startswith("Article ") or is_within(inner, outer), path
+
+
+def test_a_plain_number_just_past_a_dotted_section_is_the_next_top_level() -> None:
+    """Text saved from a PDF often runs ``1. Definitions`` and ``3. Pre-Conditions`` into the paragraph before, so
+    the tracker sees ``2.2`` and then ``4. Duties``: that is section 4, not item ``2.2(4)``. A list under the
+    section (``1.``, ``2.``, ...) stays a list, however far it goes; a number far past the section is an item."""
+    tracker = SectionTracker()
+    assert walk(tracker, "2.1 Notice. Six weeks.") == "2.1"
+    assert walk(tracker, "2.2 The Executive's period of continuous employment commenced in 2013.") == "2.2"
+    assert walk(tracker, "4. Duties") == "4"
+    assert walk(tracker, "4.1 The Executive shall serve as Chief Medical Officer.") == "4.1"
+    assert walk(tracker, "5. Place of Work") == "5"
+
+    listed = SectionTracker()
+    assert walk(listed, "8.22.030 - Exemptions.") == "8.22.030"
+    assert [walk(listed, f"{n}. Dwelling units of kind {n};") for n in range(1, 12)] == [
+        f"8.22.030({n})" for n in range(1, 12)
+    ]
+    far = SectionTracker()
+    assert walk(far, "2.2 Term.") == "2.2"
+    assert walk(far, "7. Pay the fee.") == "2.2(7)"

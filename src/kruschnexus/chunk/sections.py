@@ -95,6 +95,10 @@ class _Entry:
     level: int = 0
 
 
+#: How far past the open section's first part a plain number may jump and still be read as the next top level.
+SKIPPED_CHAPTERS = 3
+
+
 class SectionTracker:
     """Walks a document's blocks in order and keeps the open sections (across pages)."""
 
@@ -167,10 +171,22 @@ class SectionTracker:
 
     def _open_number(self, value: str, header: str) -> None:
         numbered = any(e.kind == "number" for e in self._stack)
-        if not numbered and any(e.kind == "section" for e in self._stack):
+        if not numbered and any(e.kind == "section" for e in self._stack) and not self._next_chapter(value):
             self._open_item(value, header, "dot")
             return
         self._open_section(value, header, kind="number")
+
+    def _next_chapter(self, value: str) -> bool:
+        """``4.`` after ``2.2`` (its ``3.`` missed, run into the text before it): the next top-level number
+        rather than an item of ``2.2``, when no ``1.``-style list is open under the section and the number comes
+        at most :data:`SKIPPED_CHAPTERS` after the section's first part."""
+        if any(e.kind == "item" and e.item_type.endswith("/dot") for e in self._stack):
+            return False
+        current = next((e.id for e in reversed(self._stack) if e.kind == "section" and e.id), None)
+        head = current.split(".", 1)[0] if current and "." in current else ""
+        if not (head.isdigit() and value.isdigit()):
+            return False
+        return int(head) < int(value) <= int(head) + SKIPPED_CHAPTERS
 
     def _open_item(self, label: str, header: str, style: str = "paren") -> None:
         items = [e for e in self._stack if e.kind == "item" and e.item_type.endswith(f"/{style}")]
