@@ -18,7 +18,7 @@ from kruschnexus.corpus import Corpus, check_workspace_name
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import StoreError, StoreUnavailable
+from kruschnexus.errors import StoreUnavailable
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.schema.v1 import WorkspaceInfo
 from kruschnexus.store.database import Database
@@ -120,16 +120,8 @@ class Hub:
     def doctor(self) -> DoctorReport:
         """The health report ``nexus doctor`` prints, on a pooled connection; while the database is away (or
         restarting) its check fails and the report is unhealthy, rather than the call raising."""
-        try:
-            with self._store() as store:
-                return run_checks(self.settings, lambda: store, lambda: self.embedder)
-        except StoreError as exc:
-            failure = exc
-
-            def unavailable() -> PgStore:
-                raise failure
-
-            return run_checks(self.settings, unavailable, lambda: self.embedder)
+        with contextlib.ExitStack() as borrowed:
+            return run_checks(self.settings, lambda: borrowed.enter_context(self._store()), lambda: self.embedder)
 
     @contextlib.contextmanager
     def _store(self) -> Iterator[PgStore]:

@@ -61,7 +61,7 @@ def test_a_word_of_the_whole_document_no_longer_picks_the_span(index: TantivyInd
 
 def test_weights_follow_the_documents_own_frequencies(index: TantivyIndex) -> None:
     query = LexicalQuery(text=QUESTION, doc_ids=(LEASE,), local_idf=1.0)
-    weights = index._local_weights(query)
+    weights = index._local_weights(query, index._idfs(QUESTION))
     assert weights is not None
     clinic, end = index.analyze("clinic")[0], index.analyze("end")[0]
     assert weights[clinic] < 0.5 < weights[end], weights
@@ -73,6 +73,14 @@ def test_only_a_search_within_one_named_document_is_reweighted(index: TantivyInd
     """One document, or a few (one contract kept in several formats): its own statistics; more: the workspace's."""
     many = (LEASE, *OTHERS)
     assert _top(index, 1.5, many) == _top(index, 0.0, many)
-    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=many, local_idf=1.5)) is None
-    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=(LEASE, OTHERS[0]), local_idf=1.5)) is not None
-    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=(LEASE,), local_idf=0.0)) is None
+    assert index._local_weights(LexicalQuery(text=QUESTION, doc_ids=many, local_idf=1.5), index._idfs(QUESTION)) is None
+    assert (
+        index._local_weights(
+            LexicalQuery(text=QUESTION, doc_ids=(LEASE, OTHERS[0]), local_idf=1.5), index._idfs(QUESTION)
+        )
+        is not None
+    )
+    assert (
+        index._local_weights(LexicalQuery(text=QUESTION, doc_ids=(LEASE,), local_idf=0.0), index._idfs(QUESTION))
+        is None
+    )

@@ -175,12 +175,14 @@ class TantivyIndex:
     def search(self, query: LexicalQuery, limit: int) -> list[LexicalHit]:
         """Best spans first; ties broken by key so results never depend on segment layout."""
         self._spans.reload()
-        weights = self._local_weights(query)
+        searcher = self._spans.searcher()
+        idfs = self._idfs(query.text)
+        weights = self._local_weights(query, idfs)
         built = self._span_query(query, weights)
         if built is None:
             return []
-        searcher = self._spans.searcher()
-        best = self.best_possible(query.text, weights) if query.text else 0.0
+        # Coverage divides by the score of a span of average length holding each query term once: Σ weight · idf.
+        best = sum((weights or {}).get(term, 1.0) * idf for term, idf in idfs.items())
         hits = []
         for score, address in searcher.search(built, limit).hits:
             doc = searcher.doc(address)
@@ -216,30 +218,23 @@ class TantivyIndex:
             out.append(DocHit(doc_id, name_score, front_score, matched))
         return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
 
-    def best_possible(self, text: str, weights: dict[str, float] | None = None) -> float:
-        """The BM25 score over the text field of a span of average length that holds each term of ``text`` once:
-        ``Σ weight(t) · idf(t)`` over its distinct query terms (what :attr:`LexicalHit.coverage` divides by)."""
+    def _idfs(self, text: str) -> dict[str, float]:
+        """The workspace IDF of each distinct query term of ``text``."""
         searcher = self._spans.searcher()
-        total = searcher.num_docs
-        best = 0.0
-        for term in self.query_terms(text):
-            weight = 1.0 if weights is None else weights.get(term, 1.0)
-            best += weight * _idf(total, searcher.doc_freq("text", term))
-        return best
+        return {t: _idf(searcher.num_docs, searcher.doc_freq("text", t)) for t in self.query_terms(text)}
 
-    def _local_weights(self, query: LexicalQuery) -> dict[str, float] | None:
+    def _local_weights(self, query: LexicalQuery, idfs: dict[str, float]) -> dict[str, float] | None:
         """Each query term's weight within the document ``query`` is restricted to (its formats together: see
-        :attr:`LexicalQuery.local_idf`), or ``None`` when the query is not restricted to one."""
-        if query.local_idf <= 0 or not query.doc_ids or len(query.doc_ids) > MAX_LOCAL_DOCUMENTS or not query.text:
+        :attr:`LexicalQuery.local_idf`), from the terms' workspace ``idfs``; ``None`` when the query is not
+        restricted to one."""
+        if query.local_idf <= 0 or not query.doc_ids or len(query.doc_ids) > MAX_LOCAL_DOCUMENTS or not idfs:
             return None
         schema = self._spans.schema
         searcher = self._spans.searcher()
         only = tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids))
         in_document = _count(searcher, only)
-        total = searcher.num_docs
         weights = {}
-        for term in self.query_terms(query.text):
-            overall = _idf(total, searcher.doc_freq("text", term))
+        for term, overall in idfs.items():
             holding = _count(searcher, _all_of(schema, [tantivy.Query.term_query(schema, "text", term), only]))
             local = _idf(in_document, holding)
             weights[term] = max(MIN_LOCAL_WEIGHT, (local / overall) ** query.local_idf) if overall > 0 else 1.0

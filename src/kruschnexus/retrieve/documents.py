@@ -29,14 +29,18 @@ MAX_NAMED = 3
 
 @dataclass(frozen=True)
 class DocMatch:
-    """The document a question names: its id, the naming terms (analysed), its score and the runner-up's, and
-    ``doc_ids``: it and the documents that share its name as closely (the same contract as a PDF and as text)."""
+    """The documents a question names (``doc_ids``: the best first, then those that share its name as closely,
+    such as the same contract as a PDF and as text), the naming terms (analysed), the score and the runner-up's."""
 
-    doc_id: str
+    doc_ids: tuple[str, ...]
     terms: tuple[str, ...]
     score: float
     runner_up: float
-    doc_ids: tuple[str, ...] = ()
+
+    @property
+    def doc_id(self) -> str:
+        """The best matching document."""
+        return self.doc_ids[0]
 
 
 def name_terms(analyze: Callable[[str], list[str]], text: str) -> list[str]:
@@ -69,7 +73,7 @@ def choose(
         return None
     if proper is not None and not any(t in proper for t in distinctive):
         return None
-    return DocMatch(top.doc_id, top.name_terms, top.total, runner_up, tuple(h.doc_id for h in group))
+    return DocMatch(tuple(h.doc_id for h in group), top.name_terms, top.total, runner_up)
 
 
 def strip_naming(analyze: Callable[[str], list[str]], text: str, terms: Sequence[str]) -> str:

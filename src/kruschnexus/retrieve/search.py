@@ -142,7 +142,7 @@ def run_search(
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
-    doc_ids = (match.doc_ids or (match.doc_id,)) if match else ()
+    doc_ids = match.doc_ids if match else ()
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text

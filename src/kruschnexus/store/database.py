@@ -12,8 +12,6 @@ import threading
 import time
 from pathlib import Path
 
-import psycopg
-
 from kruschnexus.errors import StoreError, StoreUnavailable
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import Connection, PgStore
@@ -40,11 +38,6 @@ class Database:
         self._lock = threading.Lock()
         self._retry_at = 0.0
         self._backoff = BACKOFF_SECONDS[0]
-
-    @property
-    def embedded(self) -> bool:
-        """True when this process runs (or joins) the embedded server."""
-        return self.url is None
 
     def connect(self) -> PgStore:
         """A new connection (the embedded server started or joined on first use).
@@ -76,15 +69,6 @@ class Database:
                 raise StoreUnavailable(f"the database is not back yet: {exc}", retry_after=retry) from exc
             self._retry_at, self._backoff = 0.0, BACKOFF_SECONDS[0]
             return conn
-
-    def healthy(self) -> bool:
-        """Whether the server answers now (a short probe on a new connection)."""
-        try:
-            with psycopg.connect(self._current_dsn(), connect_timeout=2) as conn:
-                conn.execute("SELECT 1")
-        except (psycopg.Error, StoreError):
-            return False
-        return True
 
     def close(self) -> None:
         """Release the embedded server (it stops when no process holds it)."""
