@@ -242,3 +242,38 @@ def test_no_error_body_shows_internals(embedder: Embedder, tmp_path: Path, setti
         assert response.headers["content-type"].startswith("application/problem+json"), (name, response.text)
         assert str(response.status_code) == name.split()[0], (name, response.status_code, response.text)
         assert not leaks(response.text), (name, response.text)
+
+
+def test_first_writers_of_a_new_database_do_not_collide_on_its_vector_index(embedded_home: Path) -> None:
+    """Two writers that each make the HNSW index of a new model's dimension at once: one makes it, the other
+    waits and finds it (before: a raw unique violation on ``pg_class``)."""
+    from kruschnexus.store.database import Database
+
+    database = Database(None, embedded_home / "pgdata")
+    errors: list[str] = []
+    try:
+        for attempt in range(4):
+            stores = [database.connect() for _ in range(2)]
+            with stores[0].scoped("*") as conn:
+                conn.execute("DROP INDEX IF EXISTS spans_hnsw_d384")
+            start = threading.Barrier(2)
+
+            def create(
+                index: int, attempt: int = attempt, stores: list[Any] = stores, start: threading.Barrier = start
+            ) -> None:
+                start.wait()
+                try:
+                    stores[index].ensure_workspace(f"first-{attempt}-{index}", "model", 384)
+                except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                    errors.append(repr(exc))
+
+            threads = [threading.Thread(target=create, args=(i,)) for i in range(2)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            for store in stores:
+                store.close()
+    finally:
+        database.close()
+    assert errors == []

@@ -169,6 +169,7 @@ class PgStore:
                 f" model is {model_id} ({dim} dims). Use the same NEXUS_EMBEDDER or another workspace."
             )
         with self.scoped(CATALOGUE) as conn:
+            conn.execute(q.LOCK_INDEX_DDL)  # a second writer waits, then finds the index made
             conn.execute(q.hnsw_index_ddl(dim))
 
     def delete_workspace(self, name: str) -> bool:

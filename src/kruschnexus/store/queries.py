@@ -128,6 +128,10 @@ COUNT_WORKSPACE = sql.SQL(
 )
 
 
+#: Serialises the creation of an HNSW index: two ``CREATE INDEX IF NOT EXISTS`` of one name at once collide.
+LOCK_INDEX_DDL = sql.SQL("SELECT pg_advisory_xact_lock(hashtextextended('nexus.hnsw_ddl', 0))")
+
+
 def hnsw_index_ddl(dim: int) -> sql.Composed:
     """The HNSW cosine index serving vectors of one dimension (a partial expression index)."""
     return sql.SQL(
