@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kruschnexus.chunk.chunker import chunk_page
+from kruschnexus.chunk.lines import LONG_LINE
 from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.model import Block, BlockKind, Chunk, Line, Page, Rect
 
@@ -403,3 +404,82 @@ def test_a_legend_set_as_a_heading_closes_no_section() -> None:
         ]
     )
     assert _sections(page)[-1][0] == "16(b)"
+
+
+def test_sections_run_together_on_one_line_are_cut_at_wide_gaps() -> None:
+    """Text saved from a PDF (CUAD / LegalBench-RAG contracts) keeps sections on one line, breaks turned into
+    runs of spaces: each section is still a span of its own, and a numbered title joins the section after it."""
+    line = (
+        "2.1 Rubicon grants to ISA a licence.     2.2 Rubicon grants to ISA a second licence.     "
+        "4.2 Rubicon Fees.     4.2.1 ISA pays the fees.     6. TERM AND TERMINATION; WITHDRAWAL.     "
+        "6.1 Term. The term is three years."
+    )
+    page = make_page([(BlockKind.PARAGRAPH, [line])])
+    assert _sections(page) == [
+        ("2.1", "2.1 Rubicon grants to ISA a licence."),
+        ("2.2", "2.2 Rubicon grants to ISA a second licence."),
+        ("4.2.1", "4.2 Rubicon Fees.     4.2.1 ISA pays the fees."),
+        ("6.1", "6. TERM AND TERMINATION; WITHDRAWAL.     6.1 Term. The term is three years."),
+    ]
+
+
+def test_a_wide_gap_inside_a_sentence_or_a_list_of_names_opens_nothing() -> None:
+    mid_sentence = "The Licensee shall pay, within thirty days of     2.2 of the Schedule, the fee."
+    clause = "1.11 Parties shall mean ISA and Rubicon.     1.12 Term has the meaning in Section 6.1."
+    names = "Noah's Ark     Realtime     S. Shiraishi Office, Inc.     The Herb Shop"
+    for line in (mid_sentence, names):
+        page = make_page([(BlockKind.PARAGRAPH, ["9. Notices"]), (BlockKind.PARAGRAPH, [line])])
+        assert {section for section, _ in _sections(page)} == {"9"}, line
+    page = make_page([(BlockKind.PARAGRAPH, [clause])])
+    assert _sections(page) == [  # a short clause is no title: it does not join the next section
+        ("1.11", "1.11 Parties shall mean ISA and Rubicon."),
+        ("1.12", "1.12 Term has the meaning in Section 6.1."),
+    ]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "4.1 The Tenant pays.",
+                "Rent is due.",
+                "4. RENT.",
+                "(a) Item one.",
+                "and more",
+                "5.2 Fees.",
+                "12. Holidays",
+                "The Company may amend each benefit plan at any time on reasonable notice to the Executive.",
+            ]
+        ),
+        min_size=1,
+        max_size=16,
+    ),
+    st.sampled_from(["   ", "     ", "\t\t\t", " "]),
+)
+def test_blocks_cut_at_gaps_keep_every_character_once(parts: list[str], gap: str) -> None:
+    page = make_page([(BlockKind.PARAGRAPH, [gap.join(parts)])])
+    chunks = chunk_page(page, SectionTracker(), 900)
+    check_invariants(page, chunks, 900)
+    covered = "".join(page.text[c.start : c.end] for c in chunks)
+    assert "".join(covered.split()) == "".join(page.text.split())
+
+
+def test_a_long_line_is_read_sentence_by_sentence() -> None:
+    """A paragraph kept on one line with single spaces (``... notice. 12. Holidays 12.1 The Executive ...``):
+    sections still open at sentence starts, a numbered title joins its first subsection, and a reference
+    (``4. Paragraph 2.1 Term of Lease is amended``) opens nothing."""
+    filler = "The Company may amend each benefit plan at any time on reasonable notice to the Executive. " * 5
+    last = (
+        "12.2 The year runs from 1 January. 4. Paragraph 2.1 Term of Lease is amended to read: the term is five years."
+    )
+    line = f"10.2 {filler}12. Holidays 12.1 The Executive shall be entitled to 28 days' paid holiday. {last}"
+    assert len(line) > LONG_LINE
+    page = make_page([(BlockKind.PARAGRAPH, [line])])
+    assert _sections(page) == [
+        ("10.2", f"10.2 {filler.strip()}"),
+        ("12.1", "12. Holidays 12.1 The Executive shall be entitled to 28 days' paid holiday."),
+        ("12.2", last),
+    ]
+    short = "Rent is due. 12. Holidays 12.1 The Executive rests."
+    page = make_page([(BlockKind.PARAGRAPH, ["9. Notices"]), (BlockKind.PARAGRAPH, [short])])
+    assert {section for section, _ in _sections(page)} == {"9"}  # a printed line is never cut at its sentences
