@@ -195,3 +195,70 @@ def test_doc_and_doc_type_ignore_letter_case(lease: Corpus) -> None:
     for query in ("rent doc_type:LEASE", "rent doc:SAMPLE_*.PDF", "rent doc_type:Lease doc:*.pdf"):
         hits = lease.search(query, k=3)
         assert hits and all(h.source == "sample_contract.pdf" and h.doc_type == "lease" for h in hits), query
+
+
+@pytest.fixture(scope="module")
+def twins(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    """The supply agreement as a PDF and as the text saved from it (one line, breaks turned into wide gaps, as
+    CUAD and LegalBench-RAG keep their contracts), beside two other agreements."""
+    folder = tmp_path_factory.mktemp("twins")
+    payment = "Buyer shall pay each invoice within forty-five days of the invoice date by wire transfer."
+    delivery = "Seller shall deliver the goods to the Buyer's dock within ten business days of each order."
+    sections = [("1. Payment", payment), ("2. Delivery", delivery)]
+    parties = "This Master Supply Agreement is made between Acme Widgets Inc. and Bolt Logistics LLC."
+    pdf = titled_agreement(folder / "supply.pdf", "MASTER SUPPLY AGREEMENT", parties, sections)
+    text = folder / "supply.txt"
+    text.write_text(
+        "MASTER SUPPLY AGREEMENT     "
+        + "     ".join([parties, *(f"{heading}     {body}" for heading, body in sections)])
+        + "\n",
+        encoding="utf-8",
+    )
+    others = [
+        titled_agreement(
+            folder / "lease.pdf",
+            "OFFICE LEASE",
+            "This Office Lease is made between Zenith Realty LLC and Harbor Dental Inc.",
+            [("1. Rent", "Tenant shall pay rent of four thousand dollars on the first day of each month.")],
+        ),
+        titled_agreement(
+            folder / "consulting.pdf",
+            "CONSULTING AGREEMENT",
+            "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
+            [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
+        ),
+    ]
+    with Corpus(workspace="twin-documents", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        results = corpus.ingest([pdf, text, *others])
+        assert [r.status for r in results] == ["ingested"] * 4
+        yield corpus
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?",
+        "Consider the Master Supply Agreement between Acme Widgets Inc. and Bolt Logistics LLC; when is delivery due?",
+        "within how many days must the buyer pay each invoice by wire transfer?",
+    ],
+)
+def test_a_document_kept_in_two_formats_answers_once_per_passage(twins: Corpus, question: str) -> None:
+    """Both formats are named together; each passage is one hit, the PDF's (it has a page and boxes), and the text
+    file's copy shows in ``explain`` as a repeat."""
+    hits = twins.search(question, k=5)
+    assert hits and hits[0].source == "supply.pdf"
+    words = [frozenset(h.text.casefold().split()) for h in hits]
+    for i, a in enumerate(words):
+        for b in words[i + 1 :]:
+            assert len(a & b) < 0.8 * min(len(a), len(b)), hits
+    key = "forty-five days" if "invoice" in question else "ten business days"
+    answer = next(h for h in hits if key in h.text)
+    assert answer.source == "supply.pdf" and answer.page_number == 1 and answer.boxes
+    trace = twins.explain(question)
+    repeats = [
+        c for c in trace.candidates if c.rejected_because and c.rejected_because.startswith("repeats supply.pdf")
+    ]
+    assert repeats and all(c.citation.startswith("supply.txt") for c in repeats)
+    if "Acme" in question:
+        assert len(trace.parsed["document"]["doc_ids"]) == 2

@@ -467,18 +467,20 @@ def test_blocks_cut_at_gaps_keep_every_character_once(parts: list[str], gap: str
 def test_a_long_line_is_read_sentence_by_sentence() -> None:
     """A paragraph kept on one line with single spaces (``... notice. 12. Holidays 12.1 The Executive ...``):
     sections still open at sentence starts, a numbered title joins its first subsection, and a reference
-    (``4. Paragraph 2.1 Term of Lease is amended``) opens nothing."""
+    (``Paragraph 2.1`` in ``4. Paragraph 2.1 Term of Lease is amended``) opens nothing."""
     filler = "The Company may amend each benefit plan at any time on reasonable notice to the Executive. " * 5
-    last = (
-        "12.2 The year runs from 1 January. 4. Paragraph 2.1 Term of Lease is amended to read: the term is five years."
+    amendment = "4. Paragraph 2.1 Term of Lease is amended to read: the term is five years."
+    line = (
+        f"10.2 {filler}12. Holidays 12.1 The Executive shall be entitled to 28 days' paid holiday. "
+        f"12.2 The year runs from 1 January. {amendment}"
     )
-    line = f"10.2 {filler}12. Holidays 12.1 The Executive shall be entitled to 28 days' paid holiday. {last}"
     assert len(line) > LONG_LINE
     page = make_page([(BlockKind.PARAGRAPH, [line])])
     assert _sections(page) == [
         ("10.2", f"10.2 {filler.strip()}"),
         ("12.1", "12. Holidays 12.1 The Executive shall be entitled to 28 days' paid holiday."),
-        ("12.2", last),
+        ("12.2", "12.2 The year runs from 1 January."),
+        ("4", amendment),  # a plain number opening a sentence opens a section; the reference after it does not
     ]
     short = "Rent is due. 12. Holidays 12.1 The Executive rests."
     page = make_page([(BlockKind.PARAGRAPH, ["9. Notices"]), (BlockKind.PARAGRAPH, [short])])

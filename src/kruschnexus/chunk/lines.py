@@ -28,11 +28,13 @@ ABBREVIATIONS = frozenset(
 #: A line inside a block, from its first non-blank character: after a line break, or after a wide gap.
 _LINE_START = re.compile(r"(?:\n|[ \t]{3})[ \t]*(?=\S)")
 #: A line longer than this is a paragraph kept on one line: its sentences are read as lines.
-LONG_LINE = 400
+LONG_LINE = 200
 #: The white space after a sentence's end (``.``, ``;``, ``:``, a closing quote or bracket after them).
 _SENTENCE_GAP = re.compile(r"[.;:][\"'”’)\]]*([ \t]+)(?=\S)")
 #: A section number alone: ``12.``, ``IV.``, ``(b)``.
 _BARE_NUMBER = re.compile(r"\(?(?:\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,5}|[ivxlc]{1,5}|[A-Za-z])[.)]")
+#: A plain number opening a sentence, before a capital: ``21. Post``.
+_PLAIN_NUMBER = re.compile(r"\d{1,3}\.(?=[ \t]+[A-Z])")
 #: A numbered title run into the section id after it: ``12. Holidays 12.1``, ``ARTICLE 5 CONFIDENTIALITY 5.1``
 #: (group 1 is the space before the id).
 _TITLE_RUN = re.compile(
@@ -69,11 +71,14 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     the span after it."""
     text = page.text[block.start : block.end]
     breaks = _breaks(text)
-    lines = [0, *(start for _, start in breaks)]
-    ends = [*(gap for gap, _ in breaks), len(text)]
+    lines = [0, *(start for _, start, _ in breaks)]
+    ends = [*(gap for gap, _, _ in breaks), len(text)]
+    sentences = {index for index, (_, _, sentence) in enumerate(breaks, 1) if sentence}
     short = min(SHORT_LINE, int(SHORT_SHARE * max(len(text[a:b].strip()) for a, b in zip(lines, ends, strict=True))))
     numbered = [
-        (index, id_end) for index in range(1, len(lines)) if (id_end := _opens_with_id(text, lines, ends, index)) != 0
+        (index, id_end)
+        for index in range(1, len(lines))
+        if (id_end := _opens_with_id(text, lines, ends, index, index in sentences)) != 0
     ]
     heads = [0, *(lines[index] for index, _ in numbered)]
     titles = sum(1 for a, b in itertools.pairwise([*heads, len(text)]) if not _CLOSED_LINE.search(text[a:b].strip()))
@@ -96,42 +101,45 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     return pieces
 
 
-def _breaks(text: str) -> list[tuple[int, int]]:
-    """Where lines start inside a block: ``(end of the line before, start of the line)`` pairs, in order. A line
-    break or a wide gap starts one; inside a line longer than :data:`LONG_LINE`, so does every sentence, and a
-    section id after a numbered title."""
-    out: list[tuple[int, int]] = []
+def _breaks(text: str) -> list[tuple[int, int, bool]]:
+    """Where lines start inside a block: ``(end of the line before, start of the line, a sentence's start)``, in
+    order. A line break or a wide gap starts one; inside a line longer than :data:`LONG_LINE`, so does every
+    sentence, and a section id after a numbered title."""
+    out: list[tuple[int, int, bool]] = []
     begin = 0
     for m in [*_LINE_START.finditer(text), None]:
         gap, start = (m.start(), m.end()) if m is not None else (len(text), len(text))
         if gap - begin > LONG_LINE:
             out.extend(_sentence_breaks(text, begin, gap))
         if m is not None:
-            out.append((gap, start))
+            out.append((gap, start, False))
         begin = start
     return out
 
 
-def _sentence_breaks(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+def _sentence_breaks(text: str, lo: int, hi: int) -> list[tuple[int, int, bool]]:
     """Sentence starts inside the long line ``text[lo:hi]``, and section ids run in after a numbered title."""
-    found: list[tuple[int, int]] = []
+    found: list[tuple[int, int, bool]] = []
     for gap in _SENTENCE_GAP.finditer(text, lo, hi):
         if not _BARE_NUMBER.fullmatch(text, found[-1][1] if found else lo, gap.start(1)):  # ``12.`` of ``12. Holidays``
-            found.append(gap.span(1))
+            found.append((gap.start(1), gap.end(1), True))
     titled = [
-        run.span(1)
-        for start in [lo, *(b for _, b in found)]
+        (run.start(1), run.end(1), False)
+        for start in [lo, *(b for _, b, _ in found)]
         if (run := _TITLE_RUN.match(text, start, hi)) and text[start : run.start(1)].split()[-1].lower() not in _REFERS
     ]
     return sorted(found + titled)
 
 
-def _opens_with_id(text: str, lines: list[int], ends: list[int], index: int) -> int:
+def _opens_with_id(text: str, lines: list[int], ends: list[int], index: int, sentence: bool) -> int:
     """How far into line ``index`` its section id reaches: ``0`` when it opens with none, :data:`TITLE_LINE` when
-    the line is only a numbered title (``6. TERM AND TERMINATION.``: nothing needs to follow it)."""
+    the line is only a numbered title (``6. TERM AND TERMINATION.``: nothing needs to follow it). A sentence of a
+    long line may also open with a plain number (``21. Post Termination Restrictions During the term ...``)."""
     start = lines[index]
     if (ref := parse_heading_marker(text[start : start + 200])) is not None:
         return ref.end
+    if sentence and (plain := _PLAIN_NUMBER.match(text, start)):
+        return plain.end() - start
     line = text[start : ends[index]].strip()
     numbers = (marker := parse_marker(line)) is not None and marker.kind == "number"  # ``S. Shiraishi`` is a name
     return TITLE_LINE if numbers and _is_numbered_title(line, first=False) else 0

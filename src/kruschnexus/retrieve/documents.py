@@ -4,10 +4,10 @@ Corp and B LLC; what is ...". Pure decisions over what the lexical document inde
 A question names a document when the best document's *name* (title, parties, file name) shares at least
 :data:`MIN_NAME_TERMS` distinctive terms with it (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
 document names) and its score (name, plus first pages weighted less) leads the next document's by :data:`MARGIN`;
-documents whose names it matches with the same terms and as well (within the margin: the same contract kept as a PDF
-and as text) are named with it, up to :data:`MAX_NAMED`. The search then ranks only within that document, and the
-naming words are taken out of what the legs match, so that they do not pull the hits to the preamble that repeats
-them.
+documents whose names it matches with the same terms and as well (within the margin), and its twins (the same
+contract kept as a PDF and as text), are named with it, up to :data:`MAX_NAMED`. The search then ranks only within
+that document, and the naming words are taken out of what the legs match, so that they do not pull the hits to the
+preamble that repeats them.
 """
 
 from __future__ import annotations
@@ -50,7 +50,11 @@ def name_terms(analyze: Callable[[str], list[str]], text: str) -> list[str]:
 
 
 def choose(
-    hits: Sequence[DocHit], doc_freq: Callable[[str], int], documents: int, proper: Collection[str] | None = None
+    hits: Sequence[DocHit],
+    doc_freq: Callable[[str], int],
+    documents: int,
+    proper: Collection[str] | None = None,
+    twins: Callable[[str, str], bool] | None = None,
 ) -> DocMatch | None:
     """The named document among ``hits`` (best first), or ``None`` when the question names none clearly.
 
@@ -59,14 +63,24 @@ def choose(
     be among them. People name a document by a party, a place or an acronym ("the Chicago clinic lease", "the
     CNCF charter"); a question whose only link to a title is its topic ("how much is the security deposit?"
     against a lease headed SECURITY DEPOSIT) names no document.
+
+    ``twins``: whether two documents are twins (see :func:`~kruschnexus.retrieve.twins.are_twins`); the top
+    document's twins (the same file name in another format) are named with it, even when the two formats gave it
+    different names (a title read from the PDF's first page but not from the text) or scores.
     """
     if not hits or documents < 2:
         return None
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
-    distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
-    # Documents the question names as well as the top one: the same naming terms, a score within the margin.
-    group = [h for h in hits if h.name_terms == top.name_terms and MARGIN * h.total >= top.total]
+    twinned = [h for h in hits[1:] if twins is not None and twins(h.doc_id, top.doc_id)]
+    # A name its twins share is as distinctive as a name one document holds: they are one document.
+    distinctive = tuple(
+        t for t in top.name_terms if doc_freq(t) - sum(1 for h in twinned if t in h.name_terms) <= limit
+    )
+    # Documents the question names as well as the top one: its twins (the same document), and those with the same
+    # naming terms and a score within the margin.
+    alike = [h for h in hits[1:] if h.name_terms == top.name_terms and MARGIN * h.total >= top.total]
+    group = [top, *(h for h in hits[1:] if h in twinned or h in alike)]
     others = [h.total for h in hits if h not in group]
     runner_up = max(others, default=0.0)
     if len(group) > MAX_NAMED or len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:

@@ -1,10 +1,12 @@
 """Search: parse -> the named document, if any -> dense leg (SQL, HNSW) and lexical leg (BM25 index, rows read
-back through the same SQL filter) -> weighted RRF -> floor -> v1 hits, and the explain trace."""
+back through the same SQL filter) -> weighted RRF -> floor -> one hit per passage of twin documents -> v1 hits,
+and the explain trace."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,7 @@ from kruschnexus.retrieve.fusion import (
     fuse,
 )
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
+from kruschnexus.retrieve.twins import are_twins, once_per_passage
 from kruschnexus.retrieve.vocabulary import candidate_names, unknown_names
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
 from kruschnexus.store import queries as q
@@ -103,14 +106,25 @@ def named_sections(query: Query) -> NamedSections:
     return NamedSections(query.sections, lookup_only)
 
 
-def named_document(index: LexicalIndex, query: Query) -> DocMatch | None:
-    """The document the question names (none when it uses ``doc:`` or names none clearly)."""
+def named_document(
+    index: LexicalIndex, query: Query, sources: Callable[[list[str]], dict[str, str]]
+) -> DocMatch | None:
+    """The document the question names (none when it uses ``doc:`` or names none clearly); ``sources`` gives
+    documents' file names, to name twins together."""
     if query.docs:
         return None
     text = SECTION_REF.sub(" ", query.text)
     terms = name_terms(index.analyze, text)
     proper = {t for word in candidate_names(text) for t in index.analyze(word)}
-    return choose(index.documents(terms, 5), index.name_doc_freq, index.document_count(), proper)
+    hits = index.documents(terms, 5)
+    names = sources([h.doc_id for h in hits]) if len(hits) > 1 else {}
+    return choose(
+        hits,
+        index.name_doc_freq,
+        index.document_count(),
+        proper,
+        lambda a, b: are_twins(names.get(a, a), names.get(b, b)),
+    )
 
 
 def naming_terms(index: LexicalIndex, match: DocMatch, query: Query) -> list[str]:
@@ -137,7 +151,9 @@ def run_search(
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
-    match = named_document(index, query) if settings.documents else None
+    match = (
+        named_document(index, query, lambda ids: store.document_sources(workspace, ids)) if settings.documents else None
+    )
     unknown = unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
@@ -161,7 +177,9 @@ def run_search(
     rows, candidates = _candidates(dense_rows, sparse_rows, scores)
     named = dataclasses.replace(named_sections(query), document=match is not None)
     scored = fuse(candidates, settings, named)
-    admitted = [s for s in scored if s.admitted][:k]
+    admitted, repeats = once_per_passage(scored, k, lambda s: (*_described(rows[s.candidate.key]), s.admitted))
+    if repeats:
+        scored = _mark_repeats(scored, repeats, rows)
     hits = [
         hit_from_row(
             rows[s.candidate.key],
@@ -173,6 +191,34 @@ def run_search(
     ]
     trace = _trace(query, embedder, settings, scored, rows, len(hits), match)
     return SearchOutcome(hits, trace)
+
+
+def _mark_repeats(
+    scored: list[Scored], repeats: list[tuple[Scored, Scored]], rows: dict[tuple[str, int, int], Row]
+) -> list[Scored]:
+    """``scored`` with the twins' repeats shown as not admitted, and why; a paged twin that stands for an admitted
+    repeat is shown admitted."""
+    why = {
+        item.candidate.key: f"repeats {_citation(rows[kept.candidate.key])} (the same document in another format)"
+        for item, kept in repeats
+    }
+    standing = {kept.candidate.key for _, kept in repeats}
+    return [
+        dataclasses.replace(s, admitted=False, rejected_because=why[s.candidate.key])
+        if s.candidate.key in why
+        else dataclasses.replace(s, admitted=True, rejected_because=None)
+        if s.candidate.key in standing
+        else s
+        for s in scored
+    ]
+
+
+def _citation(row: Row) -> str:
+    return hit_from_row(row).citation
+
+
+def _described(row: Row) -> tuple[str, str, str, bool]:
+    return str(row["doc_id"]), str(row["source"]), str(row["text"]), bool(row["paged"])
 
 
 def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[Row]:

@@ -266,6 +266,13 @@ class PgStore:
             row = conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()
         return None if row is None else str(row["source"])
 
+    @_read
+    def document_sources(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
+        """The stored source names of the given documents (those that exist), by doc_id."""
+        with self.scoped(workspace) as conn:
+            rows = conn.execute(q.SELECT_DOCUMENT_SOURCES, {"workspace": workspace, "doc_ids": list(doc_ids)})
+            return {str(row["doc_id"]): str(row["source"]) for row in rows.fetchall()}
+
     @contextlib.contextmanager
     def document_transaction(self, workspace: str) -> Iterator[DocumentWriter]:
         """One transaction for one document of ``workspace``: all of it is stored, or none of it."""

@@ -31,6 +31,9 @@ COUNT_DOC_ID_USES = sql.SQL("SELECT count(*) AS uses FROM documents WHERE doc_id
 SELECT_DOCUMENT = sql.SQL(
     "SELECT source, page_count FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
 )
+SELECT_DOCUMENT_SOURCES = sql.SQL(
+    "SELECT doc_id, source FROM documents WHERE workspace = %(workspace)s AND doc_id = ANY(%(doc_ids)s)"
+)
 INSERT_DOCUMENT = sql.SQL(
     "INSERT INTO documents (workspace, doc_id, source, doc_type, kind, byte_size, page_count,"
     " extractor_version, chunker_version, model_id, meta)"

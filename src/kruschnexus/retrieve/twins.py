@@ -1,0 +1,73 @@
+"""One hit per passage when a workspace holds the same document twice, in two formats.
+
+A folder often keeps a contract as a PDF and as the text saved from it (CUAD and LegalBench-RAG ship both; EDGAR
+filings come as ``.htm`` and ``.pdf``). Both are ingested, both match a question alike, and without this step the
+first five hits are the same two or three passages twice. Twins are documents whose file names differ only in
+their extension (:func:`are_twins`); a hit whose words a better-ranked hit from its twin already shows (most of
+the shorter one's distinct words are in the other) is dropped, and of the two the one with a physical page (a
+page image and boxes to show) takes the better rank. Documents that merely share boilerplate (two contracts'
+governing-law clauses) are not twins and keep their hits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import PurePath
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Share of the shorter hit's distinct words that the other must hold for the two to be one passage.
+SAME_PASSAGE = 0.8
+_WORD = re.compile(r"\w+")
+
+
+def are_twins(a: str, b: str) -> bool:
+    """Two sources are twins: the same file name in two formats (``Supply.pdf`` and ``Supply.txt``). Two files
+    of one name and format (``matter1/contract.pdf``, ``matter2/contract.pdf``, or two versions) are not."""
+    x, y = PurePath(a), PurePath(b)
+    return x.stem.casefold() == y.stem.casefold() and x.suffix.casefold() != y.suffix.casefold()
+
+
+def once_per_passage(
+    ranked: Sequence[T], k: int, describe: Callable[[T], tuple[str, str, str, bool, bool]]
+) -> tuple[list[T], list[tuple[T, T]]]:
+    """The first ``k`` admitted items of ``ranked`` with twins' repeats of a passage taken out, and the repeats
+    taken out (each with the item kept in its place).
+
+    ``describe`` gives an item's ``(doc_id, source, text, paged, admitted)``. The kept item of a repeated passage
+    sits at the better rank and is the paged one when only one of the two is, however far down the paged one ranks
+    and even if it was not admitted itself (its twin's words were).
+    """
+    kept: list[T] = []
+    seen: list[tuple[str, str, frozenset[str], bool]] = []  # doc_id, source, words, paged
+    repeats: list[tuple[T, int]] = []
+    for item in ranked:
+        doc_id, source, text, paged, admitted = describe(item)
+        if not admitted and not (paged and any(not p for _, _, _, p in seen)):
+            continue
+        words = frozenset(w.casefold() for w in _WORD.findall(text))
+        same = next(
+            (
+                i
+                for i, (d, s, w, _) in enumerate(seen)
+                if d != doc_id and are_twins(s, source) and _one_passage(words, w)
+            ),
+            None,
+        )
+        if same is None and admitted and len(kept) < k:
+            kept.append(item)
+            seen.append((doc_id, source, words, paged))
+        elif same is not None and paged and not seen[same][3]:
+            repeats.append((kept[same], same))
+            kept[same] = item
+            seen[same] = (doc_id, source, words, paged)
+        elif same is not None and admitted:
+            repeats.append((item, same))
+    return kept, [(item, kept[same]) for item, same in repeats]
+
+
+def _one_passage(a: frozenset[str], b: frozenset[str]) -> bool:
+    shorter = min(len(a), len(b))
+    return shorter > 0 and len(a & b) >= SAME_PASSAGE * shorter
