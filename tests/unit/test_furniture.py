@@ -136,3 +136,16 @@ def test_numbers_right_of_the_body_edge_are_not_line_numbers() -> None:
 def test_margin_numbers_without_body_text_are_not_line_numbers() -> None:
     frags = pleading_page(8)[:8]
     assert classify(frags, PAGE_H, BAND, Furniture([])) == [None] * 8
+
+
+@pytest.mark.parametrize("text", ["Page 2 of 12", "Page\u00a02\u00a0of\u00a012", "page 7", "2 of 12", "- 7 -"])
+def test_a_page_number_that_says_so_is_furniture_above_the_footer_band(text: str) -> None:
+    """Word processors set "Page 2 of 12" above the footer (the Georgia lease: at 87% of the page height)."""
+    kinds = classify([frag(text, (278, 690, 333, 701))], PAGE_H, BAND, Furniture([]))
+    assert kinds == [BlockKind.PAGE_NUMBER]
+    assert classify([frag(text, (278, 400, 333, 410))], PAGE_H, BAND, Furniture([])) == [None]  # mid-page
+
+
+@pytest.mark.parametrize("text", ["7", "iv", "12.", "Section 2 of 12 applies"])
+def test_a_bare_number_above_the_footer_band_is_body_text(text: str) -> None:
+    assert classify([frag(text, (278, 690, 333, 701))], PAGE_H, BAND, Furniture([])) == [None]

@@ -2,7 +2,8 @@
 
 Running headers and footers are found by repetition: a fragment in the top or bottom band whose text
 (digits folded) recurs in the bands of enough pages of the same document. Page numbers are found by their
-shape in those bands; pleading-paper line numbers by a stack of small integers left of the body.
+shape in those bands (one that says so, ``Page 2 of 12``, in the outer fifth of the page); pleading-paper line
+numbers by a stack of small integers left of the body.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,4})?$",
     re.IGNORECASE,
 )
+#: A page number that says so (``Page 2 of 12``, ``2 of 12``, ``- 2 -``): furniture in the outer
+#: :data:`WORDED_BAND` of the page, not only in the running-header band (word processors set it above the footer).
+_WORDED_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|\d{1,4}\s*of\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])$", re.I
+)
+WORDED_BAND = 0.2
 _LINE_NUMBER = re.compile(r"^\d{1,2}$")
 _SPACES = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
@@ -65,9 +72,12 @@ def classify(fragments: Sequence[Fragment], height: float, band: float, furnitur
 def _band_kind(frag: Fragment, height: float, band: float, furniture: Furniture) -> BlockKind | None:
     top = frag.rect[3] <= band * height
     bottom = frag.rect[1] >= (1 - band) * height
+    text = frag.text.strip()
+    outer = frag.rect[3] <= WORDED_BAND * height or frag.rect[1] >= (1 - WORDED_BAND) * height
+    if outer and _WORDED_PAGE_NUMBER.match(text):
+        return BlockKind.PAGE_NUMBER
     if not (top or bottom):
         return None
-    text = frag.text.strip()
     if _PAGE_NUMBER.match(text):
         return BlockKind.PAGE_NUMBER
     if furniture.is_repeated(text):
