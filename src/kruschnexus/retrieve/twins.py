@@ -47,7 +47,7 @@ def once_per_passage(
         doc_id, source, text, paged, admitted = describe(item)
         if not admitted and not (paged and any(not p for _, _, _, p in seen)):
             continue
-        words = frozenset(w.casefold() for w in _WORD.findall(text))
+        words = passage_words(text)
         same = next(
             (
                 i
@@ -66,6 +66,16 @@ def once_per_passage(
         elif same is not None and admitted:
             repeats.append((item, same))
     return kept, [(item, kept[same]) for item, same in repeats]
+
+
+def passage_words(text: str) -> frozenset[str]:
+    """The distinct words (case folded) that two copies of a passage are compared by."""
+    return frozenset(w.casefold() for w in _WORD.findall(text))
+
+
+def same_passage(a: str, b: str) -> bool:
+    """Two texts are one passage: :data:`SAME_PASSAGE` of the shorter one's distinct words are in the other."""
+    return _one_passage(passage_words(a), passage_words(b))
 
 
 def _one_passage(a: frozenset[str], b: frozenset[str]) -> bool:
