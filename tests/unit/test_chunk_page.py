@@ -485,3 +485,18 @@ def test_a_long_line_is_read_sentence_by_sentence() -> None:
     short = "Rent is due. 12. Holidays 12.1 The Executive rests."
     page = make_page([(BlockKind.PARAGRAPH, ["9. Notices"]), (BlockKind.PARAGRAPH, [short])])
     assert {section for section, _ in _sections(page)} == {"9"}  # a printed line is never cut at its sentences
+
+
+def test_a_numbered_clause_inside_a_sentence_opens_nothing() -> None:
+    """A double-spaced opinion sets each line as a block: ``(2)`` continues the sentence whose ``(1)`` was inside
+    a line; a list that opened with ``(a)`` keeps its ``(b)`` even after ``; and``."""
+    lines = [
+        "a movant must show by a preponderance of the evidence (1) that his attorney failed to exercise the",
+        "customary skill of a reasonably competent attorney, and",
+        "(2) that he was prejudiced thereby. Sanders v. State, 738 S.W.2d 856.",
+    ]
+    page = make_page([(BlockKind.PARAGRAPH, ["II. Analysis"]), *((BlockKind.PARAGRAPH, [line]) for line in lines)])
+    assert all(section is None or "(2)" not in section for section, _ in _sections(page))
+    items = ["(a) pay the rent when due; and", "(b) keep the premises in good repair."]
+    page = make_page([(BlockKind.PARAGRAPH, ["7. Tenant's Duties"]), *((BlockKind.LIST_ITEM, [i]) for i in items)])
+    assert [section for section, _ in _sections(page)] == ["7", "7(a)", "7(b)"]

@@ -96,3 +96,14 @@ def test_twins_are_named_together_whatever_their_names_and_scores() -> None:
     match = choose(hits, lambda t: freq[t], 4, twins=lambda a, b: are_twins(sources[a], sources[b]))
     assert match is not None and match.doc_ids == ("pdf", "txt") and match.runner_up == 2.0
     assert choose(hits, lambda t: freq[t], 4) is None  # without twins: names in 2 of 4 documents are not distinctive
+
+
+def test_one_pdf_passage_stands_for_every_text_piece_it_repeats() -> None:
+    """The text file cut one passage in two where the PDF kept it whole: the PDF's span replaces both."""
+    first = ("t", "supply.txt", "Buyer shall pay each invoice within forty-five days", False, True)
+    second = ("t", "supply.txt", "of the invoice date by wire transfer to the Seller", False, True)
+    other = ("p", "supply.pdf", "Seller shall deliver the goods within ten days.", True, True)
+    whole = ("p", "supply.pdf", f"{first[2]} {second[2]}.", True, True)
+    kept, repeats = _keep([first, other, second, whole])
+    assert kept == [whole, other]
+    assert sorted(repeats) == sorted([(first, whole), (second, whole)])

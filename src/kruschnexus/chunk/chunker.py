@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kruschnexus.chunk.lines import ABBREVIATIONS, section_pieces
-from kruschnexus.chunk.sections import SectionTracker, parse_marker
+from kruschnexus.chunk.sections import Marker, SectionTracker, parse_marker
 from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
 _SENTENCE_END = re.compile(r"[.!?;:][\"'”’)\]]*(?=\s+[\"'“(\[A-Z0-9§])")
@@ -209,12 +209,32 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
         return  # a table cell reading "11.00" or "4.50" is an amount, not a section number
     text = page.text[block.start : block.end]
     marker = parse_marker(text, heading=block.kind == BlockKind.HEADING)
-    if marker is not None:
+    run_in = tracker.mid_sentence
+    tracker.mid_sentence = _MID_SENTENCE.search(text.rstrip()) is not None
+    if marker is not None and run_in and _runs_on(text, marker, tracker):
+        tracker.body()  # ``... (1) that his attorney failed ..., and`` / ``(2) that he was prejudiced thereby.``
+    elif marker is not None:
         tracker.open(marker, header_of(text, block.kind))
     elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()) and not _is_notice(text):
         tracker.title(header_of(text, block.kind), block.level)
     else:
         tracker.body()
+
+
+#: A text that stops in the middle of a sentence: after a comma, a joining word, or a word with no stop after it.
+_MID_SENTENCE = re.compile(r"(?:,|\b(?:and|or|of|the|to|that|by|with|under|in))$|[a-z]$")
+#: Labels that start a list: ``(1)``, ``(a)``, ``(A)``, ``(i)``, ``(I)``.
+_FIRST_LABELS = frozenset("1 a A i I".split())
+
+
+def _runs_on(text: str, marker: Marker, tracker: SectionTracker) -> bool:
+    """A paren item that continues the sentence before it rather than opening a section: the text before ended
+    mid-sentence, the item starts in lower case, it is not a list's first label, and no list of its style is
+    open (the list's ``(1)`` was inside that sentence)."""
+    if marker.kind != "item" or marker.style != "paren" or marker.value in _FIRST_LABELS:
+        return False
+    rest = text.lstrip()[len(marker.value) + 2 :].lstrip()
+    return rest[:1].islower() and not tracker.has_items(marker.style)
 
 
 def _is_notice(text: str) -> bool:

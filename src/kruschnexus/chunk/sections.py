@@ -106,6 +106,8 @@ class SectionTracker:
         self._stack: list[_Entry] = []
         #: A division (article, exhibit, schedule, ...) was opened and no body text has followed yet.
         self._captioning = False
+        #: The last body text ended in the middle of a sentence (the chunker keeps this up to date).
+        self.mid_sentence = False
 
     @property
     def section(self) -> str | None:
@@ -139,6 +141,10 @@ class SectionTracker:
             return
         kept = [e for e in self._stack if e.kind == "title" and 0 < e.level < level] if level > 0 else []
         self._stack = [*kept, _Entry("title", None, header, level=level)]
+
+    def has_items(self, style: str) -> bool:
+        """A list whose items are written in ``style`` (``paren``: ``(a)``; ``dot``: ``a.``) is open."""
+        return any(e.kind == "item" and e.item_type.endswith(f"/{style}") for e in self._stack)
 
     def body(self) -> None:
         """A block of body text that opens nothing (it ends a division's caption)."""

@@ -40,32 +40,31 @@ def once_per_passage(
     sits at the better rank and is the paged one when only one of the two is, however far down the paged one ranks
     and even if it was not admitted itself (its twin's words were).
     """
-    kept: list[T] = []
-    seen: list[tuple[str, str, frozenset[str], bool]] = []  # doc_id, source, words, paged
-    repeats: list[tuple[T, int]] = []
+    kept: list[tuple[T, str, str, frozenset[str], bool]] = []  # item, doc_id, source, words, paged
+    repeats: list[tuple[T, T]] = []  # (taken out, kept in its place)
     for item in ranked:
         doc_id, source, text, paged, admitted = describe(item)
-        if not admitted and not (paged and any(not p for _, _, _, p in seen)):
+        if not admitted and not (paged and any(not entry[4] for entry in kept)):
             continue
         words = passage_words(text)
-        same = next(
-            (
-                i
-                for i, (d, s, w, _) in enumerate(seen)
-                if d != doc_id and are_twins(s, source) and _one_passage(words, w)
-            ),
-            None,
-        )
-        if same is None and admitted and len(kept) < k:
-            kept.append(item)
-            seen.append((doc_id, source, words, paged))
-        elif same is not None and paged and not seen[same][3]:
-            repeats.append((kept[same], same))
-            kept[same] = item
-            seen[same] = (doc_id, source, words, paged)
-        elif same is not None and admitted:
-            repeats.append((item, same))
-    return kept, [(item, kept[same]) for item, same in repeats]
+        same = [
+            i
+            for i, (_, d, s, w, _) in enumerate(kept)
+            if d != doc_id and are_twins(s, source) and _one_passage(words, w)
+        ]
+        if not same:
+            if admitted and len(kept) < k:
+                kept.append((item, doc_id, source, words, paged))
+        elif paged and not any(kept[i][4] for i in same):
+            # The paged copy stands for every text copy it repeats, at the best of their ranks.
+            replaced = {id(kept[i][0]) for i in same}
+            repeats = [(out, item if id(standing) in replaced else standing) for out, standing in repeats]
+            repeats += [(kept[i][0], item) for i in same]
+            kept[same[0]] = (item, doc_id, source, words, paged)
+            kept = [entry for j, entry in enumerate(kept) if j == same[0] or j not in same]
+        elif admitted:
+            repeats.append((item, kept[same[0]][0]))
+    return [entry[0] for entry in kept], repeats
 
 
 def passage_words(text: str) -> frozenset[str]:
