@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -144,30 +145,42 @@ def test_cli_search_and_explain_json(lease: Corpus) -> None:
     assert result.exit_code == 2 and "position 5" in result.output
 
 
+#: Three one-page agreements: (file name, title, parties, sections).
+AGREEMENTS = [
+    (
+        "supply",
+        "MASTER SUPPLY AGREEMENT",
+        "This Master Supply Agreement is made between Acme Widgets Inc. and Bolt Logistics LLC.",
+        [
+            ("1. Payment", "Buyer shall pay each invoice within forty-five days of the invoice date by wire transfer."),
+            (
+                "2. Delivery",
+                "Seller shall deliver the goods to the Buyer's dock within ten business days of each order.",
+            ),
+        ],
+    ),
+    (
+        "lease",
+        "OFFICE LEASE",
+        "This Office Lease is made between Zenith Realty LLC and Harbor Dental Inc.",
+        [("1. Rent", "Tenant shall pay rent of four thousand dollars on the first day of each month.")],
+    ),
+    (
+        "consulting",
+        "CONSULTING AGREEMENT",
+        "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
+        [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
+    ),
+]
+
+
+def _agreements(folder: Path) -> list[Path]:
+    return [titled_agreement(folder / f"{name}.pdf", title, who, parts) for name, title, who, parts in AGREEMENTS]
+
+
 @pytest.fixture(scope="module")
 def agreements(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
-    folder = tmp_path_factory.mktemp("agreements")
-    payment = "Buyer shall pay each invoice within forty-five days of the invoice date by wire transfer."
-    docs = [
-        titled_agreement(
-            folder / "supply.pdf",
-            "MASTER SUPPLY AGREEMENT",
-            "This Master Supply Agreement is made between Acme Widgets Inc. and Bolt Logistics LLC.",
-            [("1. Payment", payment), ("2. Delivery", "Seller shall deliver the goods to the Buyer's dock.")],
-        ),
-        titled_agreement(
-            folder / "lease.pdf",
-            "OFFICE LEASE",
-            "This Office Lease is made between Zenith Realty LLC and Harbor Dental Inc.",
-            [("1. Rent", "Tenant shall pay rent of four thousand dollars on the first day of each month.")],
-        ),
-        titled_agreement(
-            folder / "consulting.pdf",
-            "CONSULTING AGREEMENT",
-            "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
-            [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
-        ),
-    ]
+    docs = _agreements(tmp_path_factory.mktemp("agreements"))
     with Corpus(workspace="named-documents", settings=settings, embedder=embedder) as corpus:
         corpus.store.delete_workspace(corpus.workspace)
         corpus.ingest(docs)
@@ -202,35 +215,16 @@ def twins(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempP
     """The supply agreement as a PDF and as the text saved from it (one line, breaks turned into wide gaps, as
     CUAD and LegalBench-RAG keep their contracts), beside two other agreements."""
     folder = tmp_path_factory.mktemp("twins")
-    payment = "Buyer shall pay each invoice within forty-five days of the invoice date by wire transfer."
-    delivery = "Seller shall deliver the goods to the Buyer's dock within ten business days of each order."
-    sections = [("1. Payment", payment), ("2. Delivery", delivery)]
-    parties = "This Master Supply Agreement is made between Acme Widgets Inc. and Bolt Logistics LLC."
-    pdf = titled_agreement(folder / "supply.pdf", "MASTER SUPPLY AGREEMENT", parties, sections)
+    pdfs = _agreements(folder)
+    _, title, parties, sections = AGREEMENTS[0]
     text = folder / "supply.txt"
     text.write_text(
-        "MASTER SUPPLY AGREEMENT     "
-        + "     ".join([parties, *(f"{heading}     {body}" for heading, body in sections)])
-        + "\n",
+        f"{title}     " + "     ".join([parties, *(f"{heading}     {body}" for heading, body in sections)]) + "\n",
         encoding="utf-8",
     )
-    others = [
-        titled_agreement(
-            folder / "lease.pdf",
-            "OFFICE LEASE",
-            "This Office Lease is made between Zenith Realty LLC and Harbor Dental Inc.",
-            [("1. Rent", "Tenant shall pay rent of four thousand dollars on the first day of each month.")],
-        ),
-        titled_agreement(
-            folder / "consulting.pdf",
-            "CONSULTING AGREEMENT",
-            "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
-            [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
-        ),
-    ]
     with Corpus(workspace="twin-documents", settings=settings, embedder=embedder) as corpus:
         corpus.store.delete_workspace(corpus.workspace)
-        results = corpus.ingest([pdf, text, *others])
+        results = corpus.ingest([pdfs[0], text, *pdfs[1:]])
         assert [r.status for r in results] == ["ingested"] * 4
         yield corpus
 
