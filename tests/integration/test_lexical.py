@@ -16,7 +16,7 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.ingest import Ingester
 from kruschnexus.lexical.index import IndexState, LexicalQuery, SpanEntry
 from kruschnexus.lexical.sync import Lexicon
-from kruschnexus.lexical.tantivy_index import TantivyIndex
+from kruschnexus.lexical.tantivy_index import FORMAT, TantivyIndex
 from tests.conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.integration
@@ -167,3 +167,23 @@ def agreement_with_bm25s(corpus: Corpus, queries: list[str], folder: Path) -> tu
         same += (ours ^ theirs) <= swapped
     index.close()
     return same, compared
+
+
+def test_an_index_of_an_older_format_is_rebuilt_not_refused(corpus: Corpus, settings: Settings) -> None:
+    """An upgrade changes the index's schema: the old index (another schema at the folder's top, a state of
+    another format) is set aside and rebuilt from the database, and its files are removed."""
+    import tantivy
+
+    corpus.ingest(DOCS[:1])
+    corpus.lexicon.close()
+    folder = settings.lexical_dir / corpus.workspace
+    shutil.rmtree(folder)
+    for name in ("spans", "documents"):
+        (folder / name).mkdir(parents=True)
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("body", stored=True)
+        tantivy.Index(builder.build(), path=str(folder / name))
+    (folder / "state.json").write_text(json.dumps({"format": "tantivy-3", "generation": "x", "applied": 1}))
+    hits = corpus.search("late charge", k=3)
+    assert hits and "late" in hits[0].text.lower()
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == [FORMAT]

@@ -3,6 +3,8 @@ together (``retrieve/documents.py::choose``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -88,14 +90,38 @@ def _hit(doc: str, score: float, *terms: str) -> DocHit:
 
 
 def test_twins_are_named_together_whatever_their_names_and_scores() -> None:
-    """The PDF's title adds a word the text's name lacks, and the text scores lower: still one document. A name
-    only the twins share stays distinctive in a small workspace."""
-    freq = {"acme": 2, "baxter": 2, "supply": 2, "lease": 3}
+    """The PDF's title adds a word the text's name lacks, and the text scores lower: still one document (the
+    index's statistics count the two once: ``acme`` is in one document's names of three)."""
+    freq = {"acme": 1, "baxter": 1, "supply": 1, "lease": 2}
     hits = [_hit("pdf", 9.0, "supply", "acme", "baxter"), _hit("txt", 6.0, "acme", "baxter"), _hit("o", 2.0, "lease")]
     sources = {"pdf": "acme.pdf", "txt": "acme.txt", "o": "other.pdf"}
-    match = choose(hits, lambda t: freq[t], 4, twins=lambda a, b: are_twins(sources[a], sources[b]))
+    match = choose(hits, lambda t: freq[t], 3, twins=lambda a, b: are_twins(sources[a], sources[b]))
     assert match is not None and match.doc_ids == ("pdf", "txt") and match.runner_up == 2.0
-    assert choose(hits, lambda t: freq[t], 4) is None  # without twins: names in 2 of 4 documents are not distinctive
+    alone = choose(hits, lambda t: freq[t], 3)  # without twins: the text is only the runner-up
+    assert alone is not None and alone.doc_ids == ("pdf",) and alone.runner_up == 6.0
+
+
+def test_the_document_index_counts_twins_once(tmp_path: Path) -> None:
+    """The same contract as a PDF and as text is one document in the naming statistics; two contracts are two."""
+    from kruschnexus.lexical.analysis import file_stem
+    from kruschnexus.lexical.index import DocEntry, IndexState
+    from kruschnexus.lexical.tantivy_index import TantivyIndex
+
+    docs = [
+        DocEntry("a" * 64, "ACME SUPPLY AGREEMENT Acme Widgets Inc.", "", file_stem("cuad/Acme Supply.pdf")),
+        DocEntry("b" * 64, "Acme Widgets Inc.", "", file_stem("cuad/Acme Supply.txt")),
+        DocEntry("c" * 64, "OFFICE LEASE Zenith Realty LLC", "", file_stem("lease/office.pdf")),
+    ]
+    index = TantivyIndex(tmp_path / "index")
+    try:
+        assert index.document_count() == 0
+        index.replace([], [], docs)
+        index.commit(IndexState("test", 1))
+        acme = index.analyze("Acme")[0]
+        assert index.document_count() == 2 and index.name_doc_freq(acme) == 1
+        assert index.name_doc_freq(index.analyze("Zenith")[0]) == 1 and index.name_doc_freq("nosuchterm") == 0
+    finally:
+        index.close()
 
 
 def test_one_pdf_passage_stands_for_every_text_piece_it_repeats() -> None:

@@ -8,6 +8,7 @@ separate terms they say little. So each span also indexes its legal ids whole, l
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 _ID = re.compile(
     r"(?<![\w.$€£])("
@@ -85,6 +86,12 @@ def _parent(value: str) -> str:
 def entity_names(text: str) -> list[str]:
     """Names of parties in ``text``: capitalised word runs ending in a corporate or public-body suffix."""
     return list(dict.fromkeys(" ".join(m.group(1).split()) for m in _ENTITY.finditer(text)))
+
+
+def file_stem(source: str) -> str:
+    """A file name without its folder and extension, case folded: what one document's formats share
+    (``Supply.PDF`` and ``supply.txt``)."""
+    return PurePath(source.replace("\\", "/")).stem.casefold()
 
 
 def file_words(source: str) -> str:

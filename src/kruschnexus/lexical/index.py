@@ -42,12 +42,14 @@ class SpanEntry:
 
 @dataclass(frozen=True)
 class DocEntry:
-    """One document as the document index holds it: ``name`` (title, parties, file name) and ``front`` (the text
-    of its first pages)."""
+    """One document as the document index holds it: ``name`` (title, parties, file name), ``front`` (the text
+    of its first pages) and ``twin`` (its file name without the extension, case folded: documents that share it
+    are one document in several formats, counted once in the name statistics)."""
 
     doc_id: str
     name: str
     front: str
+    twin: str = ""
 
 
 @dataclass(frozen=True)
@@ -140,10 +142,10 @@ class LexicalIndex(Protocol):
         """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""
 
     def name_doc_freq(self, term: str) -> int:
-        """How many document names hold the analysed ``term``."""
+        """How many document names hold the analysed ``term`` (twins, one document in several formats, once)."""
 
     def document_count(self) -> int:
-        """Documents in the document index."""
+        """Documents in the document index (twins once)."""
 
     def close(self) -> None:
         """Release files and locks."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kruschnexus.lexical.analysis import entity_names, file_words, legal_ids, line_markers, title_of
+from kruschnexus.lexical.analysis import entity_names, file_stem, file_words, legal_ids, line_markers, title_of
 from kruschnexus.lexical.index import DocEntry, IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex, remove_index
 from kruschnexus.store.postgres import PgStore
@@ -103,6 +103,7 @@ class Lexicon:
     def _rebuild(self, store: PgStore, workspace: str, index: TantivyIndex, generation: str) -> SyncReport:
         head = store.outbox_head(workspace)
         last = 0 if head is None else head[1]
+        index.discard_other_formats()
         index.clear()
         docs = _doc_entries(store.lexical_documents(workspace, None, FRONT_PAGES, FRONT_CHARS))
         spans = _add(index, [], store.lexical_spans(workspace, None), docs)
@@ -139,7 +140,7 @@ def _doc_entries(rows: list[Any]) -> dict[str, DocEntry]:
         name = " \n".join(
             part for part in (title_of(front), file_words(str(row["source"])), *entity_names(front)) if part
         )
-        out[str(row["doc_id"])] = DocEntry(str(row["doc_id"]), name, front)
+        out[str(row["doc_id"])] = DocEntry(str(row["doc_id"]), name, front, file_stem(str(row["source"])))
     return out
 
 

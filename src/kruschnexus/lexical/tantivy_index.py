@@ -35,7 +35,7 @@ from kruschnexus.lexical.index import (
 )
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
-FORMAT = "tantivy-3"
+FORMAT = "tantivy-4"
 ANALYZER = "nexus_en"
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
@@ -78,6 +78,7 @@ def _doc_schema() -> tantivy.Schema:
     b.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
     b.add_text_field("name", tokenizer_name=ANALYZER, index_option="position")
     b.add_text_field("front", tokenizer_name=ANALYZER, index_option="freq")
+    b.add_text_field("twin", tokenizer_name="raw", index_option="basic", fast=True)
     return b.build()
 
 
@@ -90,8 +91,10 @@ class TantivyIndex:
         self.analyzer = build_analyzer()
         self._stop = {t for word in STOPWORDS for t in self.analyze(word)}
         try:
-            self._spans = self._open(folder / "spans", _span_schema())
-            self._docs = self._open(folder / "documents", _doc_schema())
+            # One folder per format: an index written by another version is never opened with this schema (its
+            # state says another format, so the first sync rebuilds the index here and removes the old folder).
+            self._spans = self._open(folder / FORMAT / "spans", _span_schema())
+            self._docs = self._open(folder / FORMAT / "documents", _doc_schema())
         except (ValueError, OSError) as exc:
             raise StoreError(f"cannot open the lexical index in {folder}: {exc}") from exc
         self._writers: tuple[Any, Any] | None = None
@@ -143,8 +146,16 @@ class TantivyIndex:
             span_writer.add_document(_span_document(s))
             added += 1
         for d in docs:
-            doc_writer.add_document(tantivy.Document(doc_id=d.doc_id, name=d.name, front=d.front))
+            doc_writer.add_document(
+                tantivy.Document(doc_id=d.doc_id, name=d.name, front=d.front, twin=d.twin or d.doc_id)
+            )
         return added
+
+    def discard_other_formats(self) -> None:
+        """Remove what indexes of other formats left in the folder (hold the folder's lock)."""
+        for child in self.folder.iterdir():
+            if child.is_dir() and child.name != FORMAT:
+                shutil.rmtree(child)
 
     def clear(self) -> None:
         """Remove every entry."""
@@ -264,12 +275,16 @@ class TantivyIndex:
         )
 
     def name_doc_freq(self, term: str) -> int:
-        """How many document names hold the analysed ``term``."""
-        return int(self._docs.searcher().doc_freq("name", term))
+        """How many document names hold the analysed ``term``, twins (one ``twin`` value) once."""
+        searcher = self._docs.searcher()
+        if not searcher.doc_freq("name", term):
+            return 0
+        return round(searcher.cardinality(tantivy.Query.term_query(self._docs.schema, "name", term), "twin"))
 
     def document_count(self) -> int:
-        """Documents in the document index."""
-        return int(self._docs.searcher().num_docs)
+        """Documents in the document index, twins (one ``twin`` value) once."""
+        searcher = self._docs.searcher()
+        return round(searcher.cardinality(tantivy.Query.all_query(), "twin")) if searcher.num_docs else 0
 
     def _span_query(self, query: LexicalQuery, weights: dict[str, float] | None = None) -> tantivy.Query | None:
         schema = self._spans.schema

@@ -64,7 +64,8 @@ def choose(
     CNCF charter"); a question whose only link to a title is its topic ("how much is the security deposit?"
     against a lease headed SECURITY DEPOSIT) names no document.
 
-    ``twins``: whether two documents are twins (see :func:`~kruschnexus.retrieve.twins.are_twins`); the top
+    ``doc_freq`` and ``documents`` count twins once (the lexical document index does). ``twins``: whether two
+    documents are twins (see :func:`~kruschnexus.retrieve.twins.are_twins`); the top
     document's twins (the same file name in another format) are named with it, even when the two formats gave it
     different names (a title read from the PDF's first page but not from the text) or scores.
     """
@@ -73,10 +74,7 @@ def choose(
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
     twinned = [h for h in hits[1:] if twins is not None and twins(h.doc_id, top.doc_id)]
-    # A name its twins share is as distinctive as a name one document holds: they are one document.
-    distinctive = tuple(
-        t for t in top.name_terms if doc_freq(t) - sum(1 for h in twinned if t in h.name_terms) <= limit
-    )
+    distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
     # Documents the question names as well as the top one: its twins (the same document), and those with the same
     # naming terms and a score within the margin.
     alike = [h for h in hits[1:] if h.name_terms == top.name_terms and MARGIN * h.total >= top.total]

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TypeVar
 
+from kruschnexus.lexical.analysis import file_stem
+
 T = TypeVar("T")
 
 #: Share of the shorter hit's distinct words that the other must hold for the two to be one passage.
@@ -26,8 +28,7 @@ _WORD = re.compile(r"\w+")
 def are_twins(a: str, b: str) -> bool:
     """Two sources are twins: the same file name in two formats (``Supply.pdf`` and ``Supply.txt``). Two files
     of one name and format (``matter1/contract.pdf``, ``matter2/contract.pdf``, or two versions) are not."""
-    x, y = PurePath(a), PurePath(b)
-    return x.stem.casefold() == y.stem.casefold() and x.suffix.casefold() != y.suffix.casefold()
+    return file_stem(a) == file_stem(b) and PurePath(a).suffix.casefold() != PurePath(b).suffix.casefold()
 
 
 def once_per_passage(
