@@ -102,6 +102,8 @@ def test_admission_routes_below_the_floor() -> None:
     named_doc = score(top, FusionSettings(named_top=2), NamedSections(document=True))
     assert named_doc.admitted and "top_of_named_document" in named_doc.reasons
     assert not score(top, FusionSettings(named_top=1), NamedSections(document=True)).admitted
+    # One document named in two formats: each leg's ranks hold two copies of a passage, so twice the ranks count.
+    assert score(top, FusionSettings(named_top=1), NamedSections(document=True, documents=2)).admitted
 
 
 def test_a_line_that_opens_the_named_section_counts_as_in_it() -> None:

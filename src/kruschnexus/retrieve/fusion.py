@@ -102,6 +102,9 @@ class NamedSections:
     lookup_only: bool = False
     #: The question names its document, and both legs ranked within that document only.
     document: bool = False
+    #: How many documents it names together (one document in several formats): each leg's first
+    #: ``named_top`` ranks per document are admitted, so that copies of one passage do not use up the admission.
+    documents: int = 1
 
 
 def rrf_term(rank: int | None, k: int) -> float:
@@ -132,7 +135,7 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     above_floor = candidate.cosine is not None and candidate.cosine >= settings.floor
     covered = candidate.sparse_score is not None and candidate.sparse_score >= settings.coverage_floor
     best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)
-    top_of_named = named.document and best_rank <= settings.named_top
+    top_of_named = named.document and best_rank <= settings.named_top * max(1, named.documents)
     flags = {
         "section_locator_match": matched_section,
         "above_floor": above_floor,

@@ -175,7 +175,9 @@ def run_search(
         scores = {h.key: h.coverage for h in ranked}
         sparse_rows = keyed_rows(store, span_f, text, ranked)
     rows, candidates = _candidates(dense_rows, sparse_rows, scores)
-    named = dataclasses.replace(named_sections(query), document=match is not None)
+    named = dataclasses.replace(
+        named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1
+    )
     scored = fuse(candidates, settings, named)
     admitted, repeats = once_per_passage(scored, k, lambda s: (*_described(rows[s.candidate.key]), s.admitted))
     if repeats:
