@@ -500,3 +500,24 @@ def test_a_numbered_clause_inside_a_sentence_opens_nothing() -> None:
     items = ["(a) pay the rent when due; and", "(b) keep the premises in good repair."]
     page = make_page([(BlockKind.PARAGRAPH, ["7. Tenant's Duties"]), *((BlockKind.LIST_ITEM, [i]) for i in items)])
     assert [section for section, _ in _sections(page)] == ["7", "7(a)", "7(b)"]
+
+
+def test_a_title_at_a_block_end_never_joins_the_next_block() -> None:
+    """``12.1 The Landlord.`` ends its block: it keeps its section; the next block's ``13.`` does not take it."""
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["11.1 Rent is due monthly.     12.1 The Landlord."]),
+            (BlockKind.PARAGRAPH, ["13. Insurance. The Tenant insures the premises."]),
+        ]
+    )
+    assert _sections(page) == [
+        ("11.1", "11.1 Rent is due monthly."),
+        ("12.1", "12.1 The Landlord."),
+        ("13", "13. Insurance. The Tenant insures the premises."),
+    ]
+
+
+def test_an_indented_block_chunks_like_an_unindented_one() -> None:
+    for line in ["   5.1 The Tenant pays.", "5.1 The Tenant pays."]:
+        page = make_page([(BlockKind.HEADING, ["12. Holidays"]), (BlockKind.PARAGRAPH, [line])])
+        assert [section for section, _ in _sections(page)] == ["5.1"], line

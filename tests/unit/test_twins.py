@@ -133,3 +133,26 @@ def test_one_pdf_passage_stands_for_every_text_piece_it_repeats() -> None:
     kept, repeats = _keep([first, other, second, whole])
     assert kept == [whole, other]
     assert sorted(repeats) == sorted([(first, whole), (second, whole)])
+
+
+def test_a_page_fragment_never_stands_for_a_whole_clause() -> None:
+    clause = ("t", "lease.txt", "Rent is due on the first day of each month and is paid by wire transfer.", False, True)
+    fragment = ("p", "lease.pdf", "Rent", True, False)
+    assert _keep([clause, fragment]) == ([clause], [])
+
+
+def test_a_merge_never_drops_a_better_ranked_hit_from_the_first_k() -> None:
+    """Two text pieces merged into their PDF passage free a slot: the next admitted hit fills it, in rank order."""
+    a1 = ("t", "supply.txt", "Buyer shall pay each invoice within forty-five days", False, True)
+    a2 = ("t", "supply.txt", "of the invoice date by wire transfer to the Seller", False, True)
+    b = ("o", "other.pdf", "Seller shall deliver the goods within ten days.", True, True)
+    c = ("q", "third.pdf", "The Landlord maintains the roof and the structure.", True, True)
+    whole = ("p", "supply.pdf", f"{a1[2]} {a2[2]}.", True, True)
+    e = ("r", "fourth.pdf", "Notices are given in writing to the addresses above.", True, True)
+    kept, _ = _keep([a1, a2, b, c, whole, e], k=3)
+    assert kept == [whole, b, c]
+
+
+def test_names_without_an_extension_are_not_twins() -> None:
+    assert not are_twins("X-EX-10.26-Agency", "X-EX-10.27-Agency")
+    assert not are_twins("contract", "contract.pdf")

@@ -26,7 +26,7 @@ ABBREVIATIONS = frozenset(
 )
 
 #: A line inside a block, from its first non-blank character: after a line break, or after a wide gap.
-_LINE_START = re.compile(r"(?:\n|[ \t]{3})[ \t]*(?=\S)")
+_LINE_START = re.compile(r"(?:\n|(?<![ \t])[ \t]{3})[ \t]*+(?=\S)")
 #: A line longer than this is a paragraph kept on one line: its sentences are read as lines.
 LONG_LINE = 200
 #: The white space after a sentence's end (``.``, ``;``, ``:``, a closing quote or bracket after them).
@@ -91,13 +91,14 @@ def section_pieces(page: Page, block: Block) -> list[Block]:
     ]
     if not cuts:
         return [block]
-    parts = list(itertools.pairwise([0, *cuts, len(text)]))
+    parts = [(a, b) for a, b in itertools.pairwise([0, *cuts, len(text)]) if text[a:b].strip()]
     pieces = [
-        dataclasses.replace(block, start=block.start + a, end=block.start + len(text[:b].rstrip())) for a, b in parts
+        dataclasses.replace(block, start=block.start + a, end=block.start + a + len(text[a:b].rstrip()))
+        for a, b in parts
     ]
-    for index, (a, b) in enumerate(parts):
+    for index, (a, b) in enumerate(parts[:-1]):  # a title joins the piece after it, never the next block
         if _is_numbered_title(text[a:b].strip(), first=index == 0):
-            pieces[index] = dataclasses.replace(pieces[index], kind=BlockKind.HEADING)  # joins what follows
+            pieces[index] = dataclasses.replace(pieces[index], kind=BlockKind.HEADING)
     return pieces
 
 
@@ -154,7 +155,7 @@ def _is_numbered_title(piece: str, first: bool) -> bool:
     Fees.``, ``5. INTELLECTUAL PROPERTY.`` (every word after the id capitalised, or a joining word), not ``1.11
     Parties shall mean ISA and Rubicon.``. The first piece of a block may be any short numbered line that does not
     end a sentence (the block's own heading line)."""
-    if _LINE_START.search(piece) is not None or len(piece) > SHORT_LINE or (marker := parse_marker(piece)) is None:
+    if len(piece) > SHORT_LINE or _LINE_START.search(piece) is not None or (marker := parse_marker(piece)) is None:
         return False
     if first and not _CLOSED_LINE.search(piece):
         return True

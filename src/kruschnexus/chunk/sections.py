@@ -106,7 +106,8 @@ class SectionTracker:
         self._stack: list[_Entry] = []
         #: A division (article, exhibit, schedule, ...) was opened and no body text has followed yet.
         self._captioning = False
-        #: The last body text ended in the middle of a sentence (the chunker keeps this up to date).
+        #: The last block's text (body or heading) ended in the middle of a sentence (the chunker keeps this up
+        #: to date).
         self.mid_sentence = False
 
     @property

@@ -8,7 +8,6 @@ separate terms they say little. So each span also indexes its legal ids whole, l
 from __future__ import annotations
 
 import re
-from pathlib import PurePath
 
 _ID = re.compile(
     r"(?<![\w.$€£])("
@@ -88,10 +87,22 @@ def entity_names(text: str) -> list[str]:
     return list(dict.fromkeys(" ".join(m.group(1).split()) for m in _ENTITY.finditer(text)))
 
 
+#: A file name's extension: a dot and one to five letters or digits at its end (``.pdf``, ``.docx``, ``.htm``).
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def file_suffix(source: str) -> str:
+    """A file name's extension, case folded (``.pdf``), or ``""`` when it has none."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    found = _SUFFIX.search(name)
+    return found.group().casefold() if found else ""
+
+
 def file_stem(source: str) -> str:
     """A file name without its folder and extension, case folded: what one document's formats share
     (``Supply.PDF`` and ``supply.txt``)."""
-    return PurePath(source.replace("\\", "/")).stem.casefold()
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    return _SUFFIX.sub("", name).casefold()
 
 
 def file_words(source: str) -> str:

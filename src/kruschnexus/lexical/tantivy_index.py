@@ -1,9 +1,11 @@
 """The default lexical engine: Tantivy (``tantivy`` on PyPI, the official Python bindings), Okapi BM25.
 
-One workspace = one folder with two indexes: ``spans/`` (what searches rank) and ``documents/`` (which document a
-question names), and ``state.json`` (the outbox position applied). Statistics (IDF, average length) are per
-workspace, so one workspace never shapes another's ranking. Tantivy scores with BM25, k1 = 1.2, b = 0.75
-(Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009).
+One workspace = one folder, and in it one folder per index format (:data:`FORMAT`) with two indexes: ``spans/``
+(what searches rank) and ``documents/`` (which document a question names), and ``state.json`` (the outbox position
+applied). An index of another format is never opened: what it left is removed when this version first rebuilds.
+Statistics (IDF, average length) are per workspace, so one workspace never shapes another's ranking. Tantivy scores
+with BM25, k1 = 1.2, b = 0.75 (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
+2009).
 
 Text is analysed by one analyzer (:data:`ANALYZER`), registered on every index and used for queries too: split on
 anything not a letter or digit (so a no-break space separates words like any space), tokens over 40 bytes dropped,
@@ -13,6 +15,7 @@ lower-cased, folded to ASCII, English (Porter2) stems.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -33,6 +36,8 @@ from kruschnexus.lexical.index import (
     LexicalQuery,
     SpanEntry,
 )
+
+_log = logging.getLogger(__name__)
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
 FORMAT = "tantivy-4"
@@ -109,7 +114,7 @@ class TantivyIndex:
     def state(self) -> IndexState | None:
         """The state recorded by the last commit, or ``None`` (missing, unreadable or another format)."""
         try:
-            data = json.loads((self.folder / "state.json").read_text(encoding="utf-8"))
+            data = json.loads((self.folder / FORMAT / "state.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -152,10 +157,15 @@ class TantivyIndex:
         return added
 
     def discard_other_formats(self) -> None:
-        """Remove what indexes of other formats left in the folder (hold the folder's lock)."""
+        """Remove what indexes of other formats left in the folder (hold the folder's lock). One that cannot be
+        removed (a process of another version still has it open) is left, and logged: it is never read."""
         for child in self.folder.iterdir():
-            if child.is_dir() and child.name != FORMAT:
-                shutil.rmtree(child)
+            if child.name == FORMAT:
+                continue
+            try:
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+            except OSError as exc:
+                _log.warning("left %s of another lexical index format: %s", child, exc)
 
     def clear(self) -> None:
         """Remove every entry."""
@@ -170,9 +180,9 @@ class TantivyIndex:
                 writer.commit()
                 writer.wait_merging_threads()
             self._writers = None
-        tmp = self.folder / "state.json.tmp"
+        tmp = self.folder / FORMAT / "state.json.tmp"
         tmp.write_text(json.dumps({"format": FORMAT, "generation": state.generation, "applied": state.applied}))
-        os.replace(tmp, self.folder / "state.json")
+        os.replace(tmp, self.folder / FORMAT / "state.json")
         self._spans.reload()
         self._docs.reload()
 

@@ -11,61 +11,82 @@ governing-law clauses) are not twins and keep their hits.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
-from pathlib import PurePath
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
-from kruschnexus.lexical.analysis import file_stem
+from kruschnexus.lexical.analysis import file_stem, file_suffix
 
 T = TypeVar("T")
 
 #: Share of the shorter hit's distinct words that the other must hold for the two to be one passage.
 SAME_PASSAGE = 0.8
+#: Share of a text copy's distinct words its paged twin must hold to stand in for it.
+STANDS_FOR = 0.5
 _WORD = re.compile(r"\w+")
 
 
 def are_twins(a: str, b: str) -> bool:
     """Two sources are twins: the same file name in two formats (``Supply.pdf`` and ``Supply.txt``). Two files
-    of one name and format (``matter1/contract.pdf``, ``matter2/contract.pdf``, or two versions) are not."""
-    return file_stem(a) == file_stem(b) and PurePath(a).suffix.casefold() != PurePath(b).suffix.casefold()
+    of one name and format (``matter1/contract.pdf``, ``matter2/contract.pdf``, or two versions) are not; nor are
+    names without an extension (``X-EX-10.26-Agency`` has none)."""
+    x, y = file_suffix(a), file_suffix(b)
+    return bool(x) and bool(y) and x != y and file_stem(a) == file_stem(b)
+
+
+@dataclass
+class _Kept(Generic[T]):
+    item: T
+    doc_id: str
+    source: str
+    stem: str
+    text: str
+    paged: bool
+
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        return passage_words(self.text)  # only when a twin's hit is compared with it
 
 
 def once_per_passage(
     ranked: Sequence[T], k: int, describe: Callable[[T], tuple[str, str, str, bool, bool]]
 ) -> tuple[list[T], list[tuple[T, T]]]:
-    """The first ``k`` admitted items of ``ranked`` with twins' repeats of a passage taken out, and the repeats
+    """The first ``k`` admitted items of ``ranked`` once twins' repeats of a passage are taken out, and the repeats
     taken out (each with the item kept in its place).
 
     ``describe`` gives an item's ``(doc_id, source, text, paged, admitted)``. The kept item of a repeated passage
-    sits at the better rank and is the paged one when only one of the two is, however far down the paged one ranks
-    and even if it was not admitted itself (its twin's words were).
+    sits at the better rank and is the paged one when only one of the two is and it holds the other's words,
+    however far down the paged one ranks and even if it was not admitted itself (its twin's words were).
     """
-    kept: list[tuple[T, str, str, frozenset[str], bool]] = []  # item, doc_id, source, words, paged
+    kept: list[_Kept[T]] = []
     repeats: list[tuple[T, T]] = []  # (taken out, kept in its place)
     for item in ranked:
         doc_id, source, text, paged, admitted = describe(item)
-        if not admitted and not (paged and any(not entry[4] for entry in kept)):
-            continue
-        words = passage_words(text)
-        same = [
-            i
-            for i, (_, d, s, w, _) in enumerate(kept)
-            if d != doc_id and are_twins(s, source) and _one_passage(words, w)
+        stem = file_stem(source)
+        candidates = [
+            i for i, e in enumerate(kept) if e.stem == stem and e.doc_id != doc_id and are_twins(e.source, source)
         ]
-        if not same:
-            if admitted and len(kept) < k:
-                kept.append((item, doc_id, source, words, paged))
-        elif paged and not any(kept[i][4] for i in same):
+        if not admitted and not (paged and any(not kept[i].paged for i in candidates)):
+            continue
+        entry = _Kept(item, doc_id, source, stem, text, paged)
+        same = [i for i in candidates if _one_passage(entry.words, kept[i].words)]
+        text_copies = [i for i in same if not kept[i].paged and _holds(entry.words, kept[i].words)]
+        if paged and text_copies and len(text_copies) == len(same):
             # The paged copy stands for every text copy it repeats, at the best of their ranks.
-            replaced = {id(kept[i][0]) for i in same}
+            replaced = {id(kept[i].item) for i in text_copies}
             repeats = [(out, item if id(standing) in replaced else standing) for out, standing in repeats]
-            repeats += [(kept[i][0], item) for i in same]
-            kept[same[0]] = (item, doc_id, source, words, paged)
-            kept = [entry for j, entry in enumerate(kept) if j == same[0] or j not in same]
-        elif admitted:
-            repeats.append((item, kept[same[0]][0]))
-    return [entry[0] for entry in kept], repeats
+            repeats += [(kept[i].item, item) for i in text_copies]
+            kept[text_copies[0]] = entry
+            kept = [e for j, e in enumerate(kept) if j == text_copies[0] or j not in text_copies]
+        elif same and admitted:
+            repeats.append((item, kept[same[0]].item))
+        elif not same and admitted:
+            kept.append(entry)
+    shown = kept[:k]
+    standing = {id(e.item) for e in shown}
+    return [e.item for e in shown], [(out, keep) for out, keep in repeats if id(keep) in standing]
 
 
 def passage_words(text: str) -> frozenset[str]:
@@ -76,6 +97,12 @@ def passage_words(text: str) -> frozenset[str]:
 def same_passage(a: str, b: str) -> bool:
     """Two texts are one passage: :data:`SAME_PASSAGE` of the shorter one's distinct words are in the other."""
     return _one_passage(passage_words(a), passage_words(b))
+
+
+def _holds(a: frozenset[str], b: frozenset[str]) -> bool:
+    """``a`` holds :data:`STANDS_FOR` of ``b``'s words: a page's fragment never stands for a whole clause, while
+    the PDF's window of a clause the text kept longer still does."""
+    return len(a & b) >= STANDS_FOR * len(b)
 
 
 def _one_passage(a: frozenset[str], b: frozenset[str]) -> bool:
