@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kruschnexus.chunk.lines import ABBREVIATIONS, section_pieces
+from kruschnexus.chunk.lines import ABBREVIATIONS, OPEN_END, section_pieces
 from kruschnexus.chunk.sections import Marker, SectionTracker, parse_marker
 from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
@@ -210,7 +210,8 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
     text = page.text[block.start : block.end]
     marker = parse_marker(text, heading=block.kind == BlockKind.HEADING)
     run_in = tracker.mid_sentence
-    tracker.mid_sentence = _MID_SENTENCE.search(text.rstrip()) is not None
+    end = text.rstrip()
+    tracker.mid_sentence = OPEN_END.search(end) is not None or end[-1:].islower()
     if marker is not None and run_in and _runs_on(text, marker, tracker):
         tracker.body()  # ``... (1) that his attorney failed ..., and`` / ``(2) that he was prejudiced thereby.``
     elif marker is not None:
@@ -221,8 +222,6 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
         tracker.body()
 
 
-#: A text that stops in the middle of a sentence: after a comma, a joining word, or a word with no stop after it.
-_MID_SENTENCE = re.compile(r"(?:,|\b(?:and|or|of|the|to|that|by|with|under|in))$|[a-z]$")
 #: Labels that start a list: ``(1)``, ``(a)``, ``(A)``, ``(i)``, ``(I)``.
 _FIRST_LABELS = frozenset("1 a A i I".split())
 

@@ -51,7 +51,7 @@ _CLOSED_LINE = re.compile(r"[.:;][\"'”’)\]]*$")
 #: After a section id that opens a line: a dot or bracket, then the line's end or a capital, quote or parenthesis.
 _HEADING_TAIL = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[A-Z\"“(])")
 #: A line that ends in the middle of a sentence, whatever its length: a comma, a dash, a joining word.
-_OPEN_END = re.compile(r"(?:[,\-–—]|\b(?:and|or|of|the|to|in|by|for|with|under|pursuant|per))$")
+OPEN_END = re.compile(r"(?:[,\-–—]|\b(?:and|or|of|the|to|in|by|for|with|under|pursuant|per))$")
 #: Initials: ``o.m.c``, ``u.s``, ``a``.
 _INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
 #: A line at most this long that ends without punctuation is a heading (``12. Holidays``), if it is also at most
@@ -189,7 +189,7 @@ def _opens_section(text: str, starts: list[int], ends: list[int], id_end: int, s
     """The line ``text[starts[1]:ends[1]]``, whose section id ends ``id_end`` characters into it, opens that
     section; ``text[starts[0]:ends[0]]`` is the line before it."""
     previous = text[starts[0] : ends[0]].strip()
-    if previous and (_OPEN_END.search(previous) or not _ends_clause_or_heading(previous, short)):
+    if previous and (OPEN_END.search(previous) or not _ends_clause_or_heading(previous, short)):
         return False
     start = starts[1]
     if id_end == TITLE_LINE:

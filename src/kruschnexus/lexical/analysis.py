@@ -108,7 +108,7 @@ def file_stem(source: str) -> str:
 def file_words(source: str) -> str:
     """A file name as words: ``ALCOSTORESINC_12_14_2005-EX-10.26-AGENCY AGREEMENT.pdf`` ->
     ``ALCOSTORESINC 12 14 2005 EX 10.26 AGENCY AGREEMENT``; ``KarYopharmLease`` -> ``Kar Yopharm Lease``."""
-    stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", source)
+    stem = _SUFFIX.sub("", source)
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem)
     return " ".join(re.split(r"[_\-\s,()]+", spaced)).strip()
 

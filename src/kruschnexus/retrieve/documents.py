@@ -73,17 +73,23 @@ def choose(
         return None
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
-    twinned = [h for h in hits[1:] if twins is not None and twins(h.doc_id, top.doc_id)]
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
+    if len(distinctive) < MIN_NAME_TERMS or (proper is not None and not any(t in proper for t in distinctive)):
+        return None  # decided before any twin is looked up
     # Documents the question names as well as the top one: its twins (the same document), and those with the same
     # naming terms and a score within the margin.
-    alike = [h for h in hits[1:] if h.name_terms == top.name_terms and MARGIN * h.total >= top.total]
-    group = [top, *(h for h in hits[1:] if h in twinned or h in alike)]
+    group = [
+        top,
+        *(
+            h
+            for h in hits[1:]
+            if (h.name_terms == top.name_terms and MARGIN * h.total >= top.total)
+            or (twins is not None and twins(h.doc_id, top.doc_id))
+        ),
+    ]
     others = [h.total for h in hits if h not in group]
     runner_up = max(others, default=0.0)
-    if len(group) > MAX_NAMED or len(distinctive) < MIN_NAME_TERMS or top.total < MARGIN * runner_up:
-        return None
-    if proper is not None and not any(t in proper for t in distinctive):
+    if len(group) > MAX_NAMED or top.total < MARGIN * runner_up:
         return None
     return DocMatch(tuple(h.doc_id for h in group), top.name_terms, top.total, runner_up)
 

@@ -5,6 +5,7 @@ and the explain trace."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -117,14 +118,14 @@ def named_document(
     terms = name_terms(index.analyze, text)
     proper = {t for word in candidate_names(text) for t in index.analyze(word)}
     hits = index.documents(terms, 5)
-    names = sources([h.doc_id for h in hits]) if len(hits) > 1 else {}
-    return choose(
-        hits,
-        index.name_doc_freq,
-        index.document_count(),
-        proper,
-        lambda a, b: are_twins(names.get(a, a), names.get(b, b)),
-    )
+    if not hits:
+        return None
+    names = functools.cache(lambda: sources([h.doc_id for h in hits]))  # read only when twins are asked about
+
+    def twins(a: str, b: str) -> bool:
+        return are_twins(names().get(a, a), names().get(b, b))
+
+    return choose(hits, index.name_doc_freq, index.document_count(), proper, twins)
 
 
 def naming_terms(index: LexicalIndex, match: DocMatch, query: Query) -> list[str]:
