@@ -19,7 +19,8 @@ Locator = dict[str, Any]
 
 
 def locator_label(locator: Mapping[str, Any]) -> str:
-    """How a citation names a locator: ``row 4``, ``para. 12``, ``table 1 row 2 col 3``, ``lines 3-9``."""
+    """How a citation names a locator: ``row 4``, ``para. 12``, ``table 1 row 2 col 3``, ``table 1 row 2``,
+    ``lines 3-9``."""
     kind = locator.get("kind")
     if kind == "row":
         return f"row {locator['row']}"
@@ -27,6 +28,8 @@ def locator_label(locator: Mapping[str, Any]) -> str:
         return f"para. {locator['index']}"
     if kind == "table_cell":
         return f"table {locator['table']} row {locator['row']} col {locator['col']}"
+    if kind == "table_row":
+        return f"table {locator['table']} row {locator['row']}"
     if kind == "lines":
         first, last = locator["start"], locator["end"]
         return f"line {first}" if first == last else f"lines {first}-{last}"

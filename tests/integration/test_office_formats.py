@@ -36,8 +36,8 @@ def label(locator: dict[str, Any]) -> str:
     """How a citation names a locator (written out here, not taken from the library)."""
     if locator["kind"] == "paragraph":
         return f"para. {locator['index']}"
-    if locator["kind"] == "table_cell":
-        return f"table {locator['table']} row {locator['row']} col {locator['col']}"
+    if locator["kind"] == "table_row":
+        return f"table {locator['table']} row {locator['row']}"
     assert locator["kind"] == "row"
     return f"row {locator['row']}"
 
@@ -55,8 +55,14 @@ class LibraryText:
             document = self.cache.setdefault(source, docx.Document(str(path)))
             if locator["kind"] == "paragraph":
                 return str(document.paragraphs[locator["index"] - 1].text)
-            row = document.tables[locator["table"] - 1].rows[locator["row"] - 1]
-            return str(row.cells[locator["col"] - 1].text)
+            rows = document.tables[locator["table"] - 1].rows
+            header, lines, done = rows[0].cells, [], []
+            for c, cell in enumerate(rows[locator["row"] - 1].cells):
+                if any(cell._tc is d for d in done) or not cell.text.strip():
+                    continue
+                done.append(cell._tc)
+                lines.append(cell.text if locator["row"] == 1 else f"{header[c].text}: {cell.text}")
+            return "\n".join(lines)
         meta = self.metas[source]
         if source not in self.cache:
             with path.open(encoding=meta["encoding"], newline="") as fh:
@@ -96,12 +102,12 @@ def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
         assert hit.heading_path[0] == expected_place[:1].upper() + expected_place[1:]
     lease = [h for h in hits if h.source == "office_lease.docx"]
     under_base_rent = [h for h in lease if h.header == "3.1 Base Rent"]
-    assert len(under_base_rent) >= 12  # the heading, the paragraphs around the table and its 11 cells
+    assert len(under_base_rent) >= 5  # the heading, the paragraphs around the table and its 4 rows
     assert all(h.section == "3.1" for h in under_base_rent)
-    cell = next(h for h in lease if h.locator == {"kind": "table_cell", "table": 1, "row": 3, "col": 2})
-    assert cell.text == "$4,635.00 monthly"
-    assert cell.heading_path == ["Table 1 row 3 col 2", "Commercial Lease Agreement", "ARTICLE 3 RENT", "3.1 Base Rent"]
-    assert cell.citation == "office_lease.docx table 1 row 3 col 2 § 3.1 Base Rent"
+    row = next(h for h in lease if h.locator == {"kind": "table_row", "table": 1, "row": 3})
+    assert row.text == "Lease Year: Year 2 (months 13–24)\nBase Rent: $4,635.00 monthly\nBase Rent: $55,620.00 annually"
+    assert row.heading_path == ["Table 1 row 3", "Commercial Lease Agreement", "ARTICLE 3 RENT", "3.1 Base Rent"]
+    assert row.citation == "office_lease.docx table 1 row 3 § 3.1 Base Rent"
     rows = [h for h in hits if h.source == "office_rent_roll.csv"]
     assert sorted({h.locator["row"] for h in rows}) == [1, 2, 3, 5, 6, 7, 8]
     assert all(h.citation == f"office_rent_roll.csv row {h.locator['row']}" for h in rows)
@@ -111,7 +117,12 @@ def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
 
     found = corpus.search("$4,635.00", k=5)
     assert found, "the rent-schedule value is not found"
-    assert found[0].citation == "office_lease.docx table 1 row 3 col 2 § 3.1 Base Rent", [h.citation for h in found]
+    assert found[0].citation == "office_lease.docx table 1 row 3 § 3.1 Base Rent", [h.citation for h in found]
+    # A value is found with its column's and its row's words: the cell alone said neither "year 2" nor "base rent".
+    question = corpus.search("What is the monthly base rent in lease year 2?", k=3)
+    assert question and question[0].locator == {"kind": "table_row", "table": 1, "row": 3}, [
+        h.citation for h in question
+    ]
     # The rent roll as .csv and as .tsv is one document in two formats: its row is one hit, the other copy a repeat.
     tenant = corpus.search('"Smith, Jones & Partners"', k=3)
     assert len(tenant) == 1 and tenant[0].source in {"office_rent_roll.csv", "office_rent_roll.tsv"}
@@ -134,3 +145,51 @@ def test_broken_docx_fails_alone(corpus: Corpus, tmp_path: Path) -> None:
     assert by_name["office_rent_roll.csv"].status == "ingested"
     assert by_name["office_lease.docx"].status == "ingested"
     assert corpus.counts()[0] == 2 and corpus.verify().ok
+
+
+def _rate_sheet(path: Path) -> Path:
+    """A warehouse rate schedule: prose, a price table, and a clause whose amount is a tracked insertion."""
+    document = docx.Document()
+    document.add_heading("Warehouse Services Agreement", level=1)
+    document.add_paragraph("Customer shall pay the rates below for storage and handling at the Reno facility.")
+    document.add_heading("Schedule B Rates", level=2)
+    table = document.add_table(rows=5, cols=3)
+    rows = [
+        ("Service", "Rate", "Billing unit"),
+        ("Pallet storage", "$18.50", "per pallet per month"),
+        ("Inbound handling", "$4.25", "per pallet received"),
+        ("Outbound handling", "$4.75", "per pallet shipped"),
+        ("Carton labels", "$0.35", "per label"),
+    ]
+    for r, values in enumerate(rows):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    late = document.add_paragraph("Invoices unpaid after thirty days bear a late fee of ")
+    insertion = late._p.makeelement(docx.oxml.ns.qn("w:ins"), {})
+    insertion.set(docx.oxml.ns.qn("w:id"), "1")
+    insertion.set(docx.oxml.ns.qn("w:author"), "Counsel")
+    run = late.add_run("one and one half percent per month")._r
+    insertion.append(run)  # moves the run into the tracked insertion
+    late._p.append(insertion)
+    late.add_run(".")
+    document.save(str(path))
+    return path
+
+
+def test_a_table_value_is_found_with_its_row_and_header_and_tracked_text_is_read(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    path = _rate_sheet(tmp_path / "rate_sheet.docx")
+    [result] = corpus.ingest([path])
+    assert result.status == "ingested" and result.meta["insertions"] == 1, result.reason
+    hits = corpus.search("How much does pallet storage cost per month?", k=3)
+    assert hits and hits[0].locator == {"kind": "table_row", "table": 1, "row": 2}, [h.citation for h in hits]
+    assert hits[0].text == "Service: Pallet storage\nRate: $18.50\nBilling unit: per pallet per month"
+    assert hits[0].citation == "rate_sheet.docx table 1 row 2 § Schedule B Rates"
+    fee = corpus.search('"one and one half percent"', k=3)
+    assert [h.locator for h in fee] == [{"kind": "paragraph", "index": 4}]
+    assert fee[0].text == "Invoices unpaid after thirty days bear a late fee of one and one half percent per month."
+    assert docx.Document(str(path)).paragraphs[3].text == "Invoices unpaid after thirty days bear a late fee of .", (
+        "python-docx's paragraph.text alone drops the tracked insertion"
+    )
+    assert corpus.verify().ok

@@ -1,4 +1,5 @@
-"""DOCX reader: every unit is python-docx's own text at its locator; kinds, levels, merged cells; clear errors."""
+"""DOCX reader: every unit is python-docx's own text at its locator (a table row read like a CSV record from
+python-docx's cells); tracked insertions and content controls read; kinds, levels, merged cells; clear errors."""
 
 from __future__ import annotations
 
@@ -20,11 +21,23 @@ LEASE = FIXTURES / "office_lease.docx"
 
 
 def library_text(document, locator) -> str:
-    """The text python-docx gives at a locator (independent of the reader)."""
+    """The text python-docx gives at a locator (independent of the reader): a paragraph's ``text``; a table row as
+    ``"{header cell}: {cell}"`` lines over python-docx's ``row.cells`` (a merged cell once, a header cell merged down
+    left out), the header row as its cells' texts."""
     if locator["kind"] == "paragraph":
         return document.paragraphs[locator["index"] - 1].text
-    assert locator["kind"] == "table_cell"
-    return document.tables[locator["table"] - 1].rows[locator["row"] - 1].cells[locator["col"] - 1].text
+    assert locator["kind"] == "table_row"
+    rows = document.tables[locator["table"] - 1].rows
+    header = rows[0].cells
+    lines, done = [], []
+    for c, cell in enumerate(rows[locator["row"] - 1].cells):
+        if any(cell._tc is d for d in done) or (locator["row"] > 1 and cell._tc is header[c]._tc):
+            continue
+        done.append(cell._tc)
+        if cell.text.strip():
+            name = header[c].text.strip() or f"column {c + 1}"
+            lines.append(cell.text if locator["row"] == 1 else f"{name}: {cell.text}")
+    return "\n".join(lines)
 
 
 def units(path: Path) -> list[tuple[dict, str, BlockKind, int]]:
@@ -44,22 +57,24 @@ def test_every_unit_is_the_library_text_at_its_locator() -> None:
     assert 11 not in paragraphs and paragraphs[-1] == 26
 
 
-def test_document_order_interleaves_paragraphs_and_cells() -> None:
-    order = [(loc["kind"], loc.get("index") or (loc["row"], loc["col"])) for loc, *_ in units(LEASE)]
-    at = order.index(("table_cell", (1, 1)))
+def test_document_order_interleaves_paragraphs_and_rows() -> None:
+    order = [(loc["kind"], loc.get("index") or loc["row"]) for loc, *_ in units(LEASE)]
+    at = order.index(("table_row", 1))
     assert order[at - 1] == ("paragraph", 10)
-    assert order[at + 10] == ("table_cell", (4, 3))
-    assert order[at + 11] == ("paragraph", 12), "paragraph 11 is the empty one before the table"
+    assert order[at + 3] == ("table_row", 4)
+    assert order[at + 4] == ("paragraph", 12), "paragraph 11 is the empty one before the table"
 
 
-def test_merged_header_cell_is_one_unit_at_its_first_position() -> None:
+def test_a_row_carries_its_header_and_a_merged_cell_reads_once() -> None:
     document = docx.Document(str(LEASE))
     header = document.tables[0].rows[0].cells
     assert header[1]._tc is header[2]._tc, "python-docx repeats the merged cell"
-    cells = {(loc["row"], loc["col"]): text for loc, text, _, _ in units(LEASE) if loc["kind"] == "table_cell"}
-    assert cells[(1, 2)] == "Base Rent" and (1, 3) not in cells
-    assert len(cells) == 11
-    assert cells[(3, 2)] == "$4,635.00 monthly"
+    rows = {loc["row"]: text for loc, text, _, _ in units(LEASE) if loc["kind"] == "table_row"}
+    assert rows[1] == "Lease Year\nBase Rent"
+    assert rows[3] == (
+        "Lease Year: Year 2 (months 13\u201324)\nBase Rent: $4,635.00 monthly\nBase Rent: $55,620.00 annually"
+    )
+    assert sorted(rows) == [1, 2, 3, 4]
 
 
 def test_kinds_and_heading_levels() -> None:
@@ -71,7 +86,7 @@ def test_kinds_and_heading_levels() -> None:
     assert by_text["real estate taxes assessed against the Building;"] == (BlockKind.LIST_ITEM, 0)  # List Bullet
     assert by_text["a reading café serving coffee and light refreshments;"] == (BlockKind.LIST_ITEM, 0)  # w:numPr
     assert by_text["Base Rent for any partial month shall be prorated on a daily basis."] == (BlockKind.PARAGRAPH, 0)
-    assert by_text["$54,000.00 annually"] == (BlockKind.TABLE, 0)
+    assert by_text["Lease Year\nBase Rent"] == (BlockKind.TABLE, 0)
     multi = next(text for text in by_text if text.startswith("Notices to Landlord"))
     assert multi == "Notices to Landlord shall be sent to:\nAcme Properties LLC\tAttn: Lease Administration"
 
@@ -79,8 +94,16 @@ def test_kinds_and_heading_levels() -> None:
 def test_meta_and_kind() -> None:
     with open_source(LEASE) as source:
         assert source.kind == "docx" and source.paged is False
-        assert source.meta == {"paragraphs": 26, "tables": 1, "cells": 11, "nested_tables": 0, "content_controls": 0}
-        assert source.page_count == 25 + 11
+        assert source.meta == {
+            "paragraphs": 26,
+            "tables": 1,
+            "rows": 4,
+            "cells": 11,
+            "nested_tables": 0,
+            "content_controls": 0,
+            "insertions": 0,
+        }
+        assert source.page_count == 25 + 4
     assert sniff(LEASE) == "docx"
 
 
@@ -107,24 +130,99 @@ def test_nested_table_text_is_not_part_of_the_cell(tmp_path: Path) -> None:
     with open_docx(path) as source:
         texts = [p.text for p in source.pages()]
         assert source.meta["nested_tables"] == 1
-    assert texts == ["outer text"], "cell.text holds the cell's own paragraphs only"
+    assert texts == ["outer text"], "a cell's text is its own paragraphs only"
     holder = docx.Document(str(path)).tables[0].rows[0].cells[1]
     assert holder.text == "\n" and holder.tables[0].rows[0].cells[0].text == "inner text"
 
 
-def test_vertically_merged_cell_is_emitted_at_its_top_row(tmp_path: Path) -> None:
+def test_vertically_merged_cell_reads_in_every_row_it_spans(tmp_path: Path) -> None:
     document = docx.Document()
-    table = document.add_table(rows=3, cols=2)
-    top = table.cell(0, 0).merge(table.cell(2, 0))
-    top.text = "spans three rows"
-    for r in range(3):
-        table.cell(r, 1).text = f"row {r + 1}"
+    table = document.add_table(rows=4, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Region", "Office"
+    west = table.cell(1, 0).merge(table.cell(3, 0))
+    west.text = "West"
+    for r in range(1, 4):
+        table.cell(r, 1).text = f"office {r}"
     path = _write(tmp_path / "vmerge.docx", document)
-    locators = [loc for loc, text, _, _ in units(path) if text == "spans three rows"]
-    assert locators == [{"kind": "table_cell", "table": 1, "row": 1, "col": 1}]
+    found = {loc["row"]: text for loc, text, _, _ in units(path)}
+    assert found == {
+        1: "Region\nOffice",
+        2: "Region: West\nOffice: office 1",
+        3: "Region: West\nOffice: office 2",
+        4: "Region: West\nOffice: office 3",
+    }
     reopened = docx.Document(str(path))
     for locator, text, _, _ in units(path):
         assert library_text(reopened, locator) == text
+
+
+def test_header_cell_merged_down_is_not_repeated_and_blank_header_is_named(tmp_path: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=3)
+    table.cell(0, 0).merge(table.cell(1, 0)).text = "Item"
+    table.cell(0, 1).text = "Price"
+    table.cell(1, 1).text, table.cell(1, 2).text = "$18.50", "per pallet per month"
+    path = _write(tmp_path / "header_down.docx", document)
+    found = {loc["row"]: text for loc, text, _, _ in units(path)}
+    assert found == {1: "Item\nPrice", 2: "Price: $18.50\ncolumn 3: per pallet per month"}
+    reopened = docx.Document(str(path))
+    for locator, text, _, _ in units(path):
+        assert library_text(reopened, locator) == text
+
+
+def _w(tag: str, text: str | None = None, **attrs: str):
+    from docx.oxml.ns import qn
+    from docx.oxml.parser import OxmlElement
+
+    el = OxmlElement(tag)
+    for name, value in attrs.items():
+        el.set(qn(f"w:{name}"), value)
+    if text is not None:
+        t = OxmlElement("w:t")
+        t.text = text
+        t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        run = OxmlElement("w:r")
+        run.append(t)
+        el.append(run)
+    return el
+
+
+def test_tracked_insertions_and_content_controls_are_read_deletions_are_not(tmp_path: Path) -> None:
+    document = docx.Document()
+    para = document.add_paragraph("The fee is ")
+    insertion = _w("w:ins", "$18.50 per pallet", id="1", author="A", date="2026-01-01T00:00:00Z")
+    para._p.append(insertion)
+    deletion = _w("w:del", None, id="2", author="A", date="2026-01-01T00:00:00Z")
+    run = _w("w:r")
+    deleted = _w("w:delText")
+    deleted.text = "$17.00"
+    run.append(deleted)
+    deletion.append(run)
+    para._p.append(deletion)
+    para.add_run(" per month.")
+    inline = _w("w:sdt")
+    inline.append(_w("w:sdtContent", " (monthly)"))
+    para._p.append(inline)
+    block = _w("w:sdt")
+    content = _w("w:sdtContent")
+    control_para = _w("w:p", "Tenant name: Harbor Logistics LLC")
+    content.append(control_para)
+    block.append(content)
+    document.element.body.insert(len(document.element.body) - 1, block)
+    document.add_paragraph("After the control.")
+    path = _write(tmp_path / "tracked.docx", document)
+    with open_docx(path) as source:
+        meta = source.meta
+        found = [(p.locator, p.text) for p in source.pages()]
+    assert found == [
+        ({"kind": "paragraph", "index": 1}, "The fee is $18.50 per pallet per month. (monthly)"),
+        ({"kind": "paragraph", "index": 2}, "Tenant name: Harbor Logistics LLC"),
+        ({"kind": "paragraph", "index": 3}, "After the control."),
+    ]
+    assert meta["content_controls"] == 1 and meta["insertions"] == 1
+    reopened = docx.Document(str(path))
+    assert reopened.paragraphs[0].text == "The fee is  per month.", "python-docx alone loses the insertion"
+    assert [p.text for p in reopened.paragraphs[1:]] == ["After the control."], "and the content control"
 
 
 def test_heading_style_chain_and_body_outline_level(tmp_path: Path) -> None:

@@ -1,14 +1,18 @@
-"""DOCX -> units: body paragraphs and table cells in document order, as python-docx reads them.
+"""DOCX -> units: body paragraphs and table rows in document order.
 
-A paragraph's locator is ``{"kind": "paragraph", "index": N}`` with ``document.paragraphs[N - 1]`` that paragraph
-(every body paragraph counts, empty or not; empty ones are left out). A table cell's locator is
-``{"kind": "table_cell", "table": T, "row": R, "col": C}`` with ``document.tables[T - 1].rows[R - 1].cells[C - 1]``
-that cell (all 1-based; ``col`` is the position in python-docx's ``row.cells``, which repeats a merged cell once
-per layout-grid column it spans). A merged cell is one unit, at its first (top-left) position. Unit text is
-``paragraph.text`` / ``cell.text`` exactly: a cell's text is its own paragraphs joined by ``\\n``, so the text of a
-table nested in a cell is not read (``meta["nested_tables"]`` counts them). Content controls (``w:sdt``) and
-tracked insertions wrapping whole body paragraphs are outside ``document.paragraphs`` and not read either
-(``meta["content_controls"]``).
+A paragraph's locator is ``{"kind": "paragraph", "index": N}``: the N-th body paragraph in document order, empty or
+not (empty ones are left out), counting the paragraphs of body-level content controls (``w:sdt``) where they stand;
+for a document without those, ``document.paragraphs[N - 1]`` in python-docx. A table row's locator is
+``{"kind": "table_row", "table": T, "row": R}`` with ``document.tables[T - 1].rows[R - 1]`` that row (1-based).
+
+Text is read run by run with python-docx's own run text (``w:t``, a tab as ``\t``, a break as ``\n``), including
+runs that ``paragraph.text`` skips: tracked insertions (``w:ins``), inline content controls, simple fields and smart
+tags; runs of tracked deletions and moves away are not text, nor are the paragraphs of text boxes. A table row is read
+like a CSV record: the first row of a table is its header, and each later row's text is one line
+``"{header}: {cell}"`` per distinct non-empty cell (a cell merged across columns once; the header of a column without
+one is ``column C``), so a value always travels with its column's name; the header row itself is its cells' texts, one
+per line. A cell's text is its paragraphs' texts joined by ``\n``; a table nested in a cell is not read
+(``meta["nested_tables"]`` counts them).
 """
 
 from __future__ import annotations
@@ -51,11 +55,11 @@ _BODY_OUTLINE = 9
 
 
 def open_docx(path: Path) -> UnitSource:
-    """A ``.docx`` file as paragraph and table-cell units (see the module docstring).
+    """A ``.docx`` file as paragraph and table-row units (see the module docstring).
 
-    ``meta`` records ``paragraphs`` and ``tables`` (body counts, python-docx's ``document.paragraphs`` and
-    ``document.tables``), ``cells`` (distinct non-empty cells read), ``nested_tables`` and ``content_controls``
-    (content not read).
+    ``meta`` records ``paragraphs`` and ``tables`` (body counts, content controls included), ``rows`` and
+    ``cells`` (non-empty table rows and distinct non-empty cells read), ``nested_tables`` (not read),
+    ``content_controls`` (body-level ``w:sdt``, read) and ``insertions`` (tracked insertions read).
 
     Raises:
         ParseError: the file is a password-protected or legacy Word file, not a ZIP, damaged, not a Word document,
@@ -65,39 +69,63 @@ def open_docx(path: Path) -> UnitSource:
     _check_package(path)
     document = _load(path)
     root = document.element
-    if root.tag != qn("w:document") or root.find(qn("w:body")) is None:
+    body = root.find(qn("w:body"))
+    if root.tag != qn("w:document") or body is None:
         raise ParseError(path, f"not a Word document (the main part is {root.tag!r}, not a w:document with a body)")
     units: list[Unit] = []
-    paragraphs = tables = cells = nested = 0
-    try:
-        blocks = list(document.iter_inner_content())
-    except (ValueError, KeyError, IndexError) as exc:
-        raise ParseError(path, f"damaged Word document ({exc})") from exc
-    for block in blocks:
-        if isinstance(block, Paragraph):
+    paragraphs = tables = rows = cells = nested = 0
+    parent = document._body
+    for element in body_content(body):
+        if element.tag == qn("w:p"):
             paragraphs += 1
             try:
-                units.append(_paragraph_unit(block, paragraphs))
+                units.append(_paragraph_unit(Paragraph(element, parent), paragraphs))
             except (ValueError, KeyError, IndexError) as exc:  # e.g. a style type python-docx has no name for
                 raise ParseError(path, f"damaged paragraph {paragraphs} in the Word document ({exc})") from exc
         else:
             tables += 1
             try:
-                table_units = _table_units(block, tables)
+                table_units, table_cells = _table_units(Table(element, parent), tables)
             except (ValueError, KeyError, IndexError) as exc:
                 raise ParseError(path, f"damaged table {tables} in the Word document ({exc})") from exc
-            cells += len(table_units)
-            nested += len(block._tbl.xpath(".//w:tbl"))
+            rows += len(table_units)
+            cells += table_cells
+            nested += len(element.xpath(".//w:tbl"))
             units.extend(table_units)
-    body = document.element.body
     meta: dict[str, Any] = {
         "paragraphs": paragraphs,
         "tables": tables,
+        "rows": rows,
         "cells": cells,
         "nested_tables": nested,
         "content_controls": len(body.xpath("./w:sdt")),
+        "insertions": len(body.xpath(".//w:ins[w:r]")),
     }
     return UnitSource(path, "docx", [u for u in units if u.text], meta)
+
+
+#: Elements whose children stand where they are in the flow of a body or a cell: content controls and custom XML.
+_WRAPPERS = ("w:sdt", "w:sdtContent", "w:customXml")
+
+
+def body_content(container: Any) -> list[Any]:
+    """The ``w:p`` and ``w:tbl`` elements of a body or a cell in document order, the contents of content controls
+    and custom XML included where they stand."""
+    out: list[Any] = []
+    for child in container.iterchildren():
+        if child.tag in (qn("w:p"), qn("w:tbl")):
+            out.append(child)
+        elif child.tag in tuple(qn(w) for w in _WRAPPERS):
+            out.extend(body_content(child))
+    return out
+
+
+def paragraph_text(p: Any) -> str:
+    """A ``w:p``'s visible text: python-docx's text of each of its runs, in order, tracked insertions, inline content
+    controls, hyperlinks, simple fields and smart tags included; tracked deletions, moves away and the paragraphs of
+    text boxes left out."""
+    runs = p.xpath(".//w:r[not(ancestor::w:del) and not(ancestor::w:moveFrom)]")
+    return "".join(str(r.text) for r in runs if r.xpath("ancestor::w:p[1]")[0] is p)
 
 
 def _check_package(path: Path) -> None:
@@ -168,26 +196,44 @@ def _load(path: Path) -> Document:
 
 def _paragraph_unit(paragraph: Paragraph, index: int) -> Unit:
     locator = {"kind": "paragraph", "index": index}
+    text = paragraph_text(paragraph._p)
     level = heading_level(paragraph)
     if level:
-        return Unit(paragraph.text, BlockKind.HEADING, locator, level)
+        return Unit(text, BlockKind.HEADING, locator, level)
     kind = BlockKind.LIST_ITEM if is_list_item(paragraph) else BlockKind.PARAGRAPH
-    return Unit(paragraph.text, kind, locator)
+    return Unit(text, kind, locator)
 
 
-def _table_units(table: Table, number: int) -> list[Unit]:
-    """Non-empty cells of a table, row by row, each merged cell once at its first position."""
+def cell_text(tc: Any) -> str:
+    """A cell's text: its paragraphs' texts (content controls included) joined by ``\n``; nested tables left out."""
+    return "\n".join(paragraph_text(p) for p in body_content(tc) if p.tag == qn("w:p"))
+
+
+def _table_units(table: Table, number: int) -> tuple[list[Unit], int]:
+    """A table's non-empty rows as units (see the module docstring), and how many distinct non-empty cells they
+    hold."""
     units: list[Unit] = []
     seen: set[Any] = set()  # the cells' w:tc elements (kept alive here, so lxml keeps their identity)
-    for r, row in enumerate(table.rows, start=1):
+    rows = table.rows
+    header = [cell._tc for cell in rows[0].cells] if len(rows) else []
+    names = [cell_text(tc).strip() or f"column {c}" for c, tc in enumerate(header, start=1)]
+    for r, row in enumerate(rows, start=1):
+        lines: list[str] = []
+        in_row: set[Any] = set()
         for c, cell in enumerate(row.cells, start=1):
-            if cell._tc in seen:
+            tc = cell._tc
+            if tc in in_row or (r > 1 and c <= len(header) and tc is header[c - 1]):
+                continue  # a merged cell's repeat, or a header cell merged down into this row
+            in_row.add(tc)
+            text = cell_text(tc)
+            if not text.strip():
                 continue
-            seen.add(cell._tc)
-            text = cell.text
-            if text:
-                units.append(Unit(text, BlockKind.TABLE, {"kind": "table_cell", "table": number, "row": r, "col": c}))
-    return units
+            seen.add(tc)
+            name = names[c - 1] if c <= len(names) else f"column {c}"
+            lines.append(text if r == 1 else f"{name}: {text}")
+        if lines:
+            units.append(Unit("\n".join(lines), BlockKind.TABLE, {"kind": "table_row", "table": number, "row": r}))
+    return units, len(seen)
 
 
 def heading_level(paragraph: Paragraph) -> int:
