@@ -21,7 +21,9 @@ from fastapi import FastAPI
 from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
@@ -152,7 +154,8 @@ def test_nothing_found_shows_why(browser: WebDriver, base_url: str, fixtures_wor
     wait = WebDriverWait(browser, 60)
     wait.until(lambda d: d.find_element(By.ID, "status").get_attribute("data-abstain") == "1")
     status = browser.find_element(By.ID, "status").text
-    assert status.startswith("No answer (") and "floor" in status
+    assert status.startswith("No answer: no passage in this workspace matches"), status
+    assert "floor" in browser.find_element(By.CSS_SELECTOR, "#status .detail").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#hits .hit")
 
 
@@ -172,3 +175,70 @@ def test_the_page_works_on_a_server_that_requires_tokens(browser: WebDriver, hub
         wait.until(lambda d: d.find_element(By.ID, "overlay").get_attribute("data-ready") == "1")
         assert browser.find_elements(By.CSS_SELECTOR, "#overlay .box.hl")
         browser.execute_script("sessionStorage.clear()")
+
+
+def _open_first(browser: WebDriver, base_url: str, workspace: str, query: str, ready: str) -> None:
+    _search(browser, base_url, workspace, query)
+    wait = WebDriverWait(browser, 60)
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#hits .hit"))).click()
+    wait.until(lambda d: d.find_element(By.ID, ready).get_attribute("data-ready") == "1")
+
+
+def test_an_unpaged_hit_after_a_pdf_hit_shows_its_text_not_the_old_page(
+    browser: WebDriver, base_url: str, hub: Hub, fixtures_workspace: str
+) -> None:
+    row_query = '"Smith, Jones & Partners"'
+    with hub.corpus(fixtures_workspace) as corpus:
+        row = corpus.search(row_query)[0]
+    assert row.page_number is None and row.locator is not None
+    _open_first(browser, base_url, fixtures_workspace, QUERY, "overlay")
+    assert browser.find_element(By.ID, "page").is_displayed()
+    _open_first(browser, base_url, fixtures_workspace, row_query, "unit-text")
+    assert not browser.find_element(By.ID, "page").is_displayed(), "the PDF page stays under the row's citation"
+    assert not browser.find_element(By.ID, "page-image").is_displayed()
+    assert browser.find_element(By.ID, "unit-text").is_displayed()
+    assert browser.find_element(By.CSS_SELECTOR, "#unit-text mark").text == row.text
+    assert browser.find_element(By.ID, "viewer-title").text == row.citation
+
+
+def test_hits_are_reached_and_opened_with_the_keyboard(
+    browser: WebDriver, base_url: str, hub: Hub, fixtures_workspace: str
+) -> None:
+    query = "when is the rent due and what happens if it is paid late"
+    with hub.corpus(fixtures_workspace) as corpus:
+        hits = corpus.search(query)
+    assert len(hits) >= 2, [h.citation for h in hits]
+    _search(browser, base_url, fixtures_workspace, query)
+    wait = WebDriverWait(browser, 60)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hits .hit .open")) == len(hits))
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#hits .hit .open")
+    assert all(b.tag_name == "button" and b.get_attribute("aria-label") for b in buttons)
+    buttons[0].send_keys("")  # focus, as Tab from the search field would
+    active = browser.switch_to.active_element
+    assert active == buttons[0]
+    ActionChains(browser).send_keys(Keys.ARROW_DOWN).perform()
+    assert browser.switch_to.active_element == buttons[1], "the down arrow moves to the next hit"
+    ActionChains(browser).send_keys(Keys.ARROW_UP, Keys.ARROW_DOWN, Keys.ENTER).perform()
+    wait.until(lambda d: d.find_element(By.ID, "overlay").get_attribute("data-ready") == "1")
+    wait.until(lambda d: d.switch_to.active_element.get_attribute("id") == "viewer")
+    assert browser.find_element(By.ID, "viewer-title").text == hits[1].citation
+    assert buttons[1].get_attribute("aria-current") == "true"
+
+
+def test_a_narrow_window_stacks_and_scrolls_to_the_highlight(
+    browser: WebDriver, base_url: str, fixtures_workspace: str
+) -> None:
+    browser.set_window_size(480, 900)
+    try:
+        _open_first(browser, base_url, fixtures_workspace, QUERY, "overlay")
+        results = browser.find_element(By.ID, "results").rect
+        viewer = browser.find_element(By.ID, "viewer").rect
+        assert viewer["y"] >= results["y"] + results["height"] - 1, "the viewer is not below the hits"
+        assert viewer["x"] + viewer["width"] <= 480, "the viewer overflows the window"
+        top, bottom, height = browser.execute_script(
+            "const r = document.querySelector('#overlay .box.hl').getBoundingClientRect();"
+            " return [r.top, r.bottom, window.innerHeight];"
+        )
+        assert 0 <= top and bottom <= height, "the highlight is not scrolled into view"
+    finally:
+        browser.set_window_size(1500, 1100)

@@ -62,14 +62,7 @@ async function search(event) {
     const result = await getJson(api("/workspaces/" + encodeURIComponent(workspace) + "/search?" + params));
     lastHits = result.hits;
     if (!result.hits.length) {
-      const why = result.abstain;
-      let message = "No answer: nothing cleared the evidence floor.";
-      if (why) {
-        message = "No answer (" + why.reason + "). " + why.candidates + " candidates; best cosine " +
-          (why.best_cosine === null ? "none" : why.best_cosine.toFixed(3)) + " against the floor " + why.floor.toFixed(2) + ".";
-      }
-      showStatus(message, false);
-      $("status").dataset.abstain = "1";
+      showAbstain(result.abstain);
       return;
     }
     delete $("status").dataset.abstain;
@@ -81,10 +74,26 @@ async function search(event) {
   }
 }
 
+function showAbstain(why) {
+  // Fail-closed: say in plain words that nothing was close enough, then the figures for whoever wants them.
+  showStatus("No answer: no passage in this workspace matches the question closely enough, so none is shown" +
+    " rather than a weak one. Try other words, or name the document or section.", false);
+  if (why) {
+    const best = why.best_cosine === null ? "none" : why.best_cosine.toFixed(3);
+    $("status").append(el("span", "detail", "Why: " + why.reason + "; " + why.candidates +
+      " candidates, best similarity " + best + " against the floor " + why.floor.toFixed(2) + "."));
+  }
+  $("status").dataset.abstain = "1";
+}
+
 function hitItem(workspace, hit, index) {
   const item = el("li", "hit");
   item.dataset.index = String(index);
-  item.append(el("div", "citation", hit.citation));
+  const open = el("button", "open");
+  open.type = "button";
+  open.append(el("span", "rank", "#" + (index + 1)), el("span", "citation", hit.citation));
+  open.setAttribute("aria-label", "Show hit " + (index + 1) + ": " + hit.citation);
+  item.append(open);
   const confidence = hit.confidence === null ? "n/a" : hit.confidence.toFixed(2);
   item.append(el("div", "numbers", "score " + hit.score.toFixed(4) + " · confidence " + confidence +
     " · chars " + hit.char_start + "–" + hit.char_end + (hit.used_ocr ? " · OCR" : "")));
@@ -92,10 +101,23 @@ function hitItem(workspace, hit, index) {
   item.append(el("div", "snippet", hit.text.length > 400 ? hit.text.slice(0, 399) + "…" : hit.text));
   item.addEventListener("click", () => {
     document.querySelectorAll(".hit.selected").forEach((n) => n.classList.remove("selected"));
+    document.querySelectorAll(".hit .open").forEach((n) => n.removeAttribute("aria-current"));
     item.classList.add("selected");
-    showHit(workspace, hit).catch((error) => showStatus(error.message, true));
+    open.setAttribute("aria-current", "true");
+    showHit(workspace, hit).then(() => $("viewer").focus()).catch((error) => showStatus(error.message, true));
   });
   return item;
+}
+
+function moveFocus(event) {
+  // Up and down arrows (and Home/End) move between the hits; Enter or Space opens one (they are buttons).
+  const buttons = Array.from(document.querySelectorAll("#hits .hit .open"));
+  const at = buttons.indexOf(document.activeElement);
+  if (at < 0 || !["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+  event.preventDefault();
+  const next = { ArrowDown: Math.min(at + 1, buttons.length - 1), ArrowUp: Math.max(at - 1, 0),
+    Home: 0, End: buttons.length - 1 }[event.key];
+  buttons[next].focus();
 }
 
 async function showHit(workspace, hit) {
@@ -108,6 +130,8 @@ async function showHit(workspace, hit) {
   $("viewer-title").textContent = hit.citation;
   $("viewer-meta").textContent = hit.source + (hit.page_number !== null ? " · page " + hit.page_number + " of the PDF" : "") +
     " · characters " + hit.char_start + "–" + hit.char_end + " of the page text";
+  delete $("overlay").dataset.ready;
+  delete $("unit-text").dataset.ready;
   if (hit.page_number === null) {
     showUnit(page, hit);
     return;
@@ -147,6 +171,8 @@ function drawBoxes(page, hit, spans) {
     for (const box of span.boxes || []) place(box, "nb");
   }
   for (const box of hit.boxes || []) place(box, "hl");
+  const first = overlay.querySelector(".box.hl");
+  if (first) first.scrollIntoView({ block: "center" });
   overlay.dataset.ready = "1";
 }
 
@@ -160,6 +186,8 @@ function showUnit(page, hit) {
     el("mark", "hl", text.slice(hit.char_start, hit.char_end)),
     el("span", "neighbour", text.slice(hit.char_end)),
   );
+  pre.querySelector("mark").scrollIntoView({ block: "center" });
+  pre.dataset.ready = "1";
 }
 
 $("token").value = sessionStorage.getItem("nexus-token") || "";
@@ -168,4 +196,5 @@ $("token").addEventListener("change", () => {
   loadWorkspaces();
 });
 $("search-form").addEventListener("submit", search);
+$("hits").addEventListener("keydown", moveFocus);
 loadWorkspaces();
