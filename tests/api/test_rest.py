@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,22 @@ def test_nul_characters_are_clean_errors(client: TestClient, fixtures_workspace:
     for locator in ('{"kind": "row\\u0000"}', '{"kind": "row\x00"}'):
         response = client.get(f"{base}/documents/{doc}/units", params={"locator": locator})
         assert response.status_code == 400 and "NUL" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_api_docs_load_every_asset_from_the_server_itself(client: TestClient, path: str) -> None:
+    page = client.get(path)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    urls = re.findall(r"""(?:src|href|url)\s*[=:(]\s*['"]?([^'" )>]+)""", page.text)
+    assets = [u for u in urls if u.endswith((".js", ".css", ".png"))]
+    assert assets, page.text
+    assert not [u for u in urls if u.startswith(("http://", "https://", "//"))], "an asset is loaded from elsewhere"
+    for url in assets:
+        response = client.get(url)
+        assert response.status_code == 200 and len(response.content) > 1000, url
+    assert "/v1/openapi.json" in page.text
+
+
+def test_the_web_page_links_the_api_docs(client: TestClient) -> None:
+    html = client.get("/").text
+    assert 'href="/docs"' in html and 'href="/redoc"' in html

@@ -242,3 +242,17 @@ def test_a_narrow_window_stacks_and_scrolls_to_the_highlight(
         assert 0 <= top and bottom <= height, "the highlight is not scrolled into view"
     finally:
         browser.set_window_size(1500, 1100)
+
+
+def test_api_docs_render_without_internet(browser: WebDriver, base_url: str) -> None:
+    wait = WebDriverWait(browser, 60)
+    browser.get(f"{base_url}/docs")
+    wait.until(lambda d: "KruschNexus" in d.find_element(By.CSS_SELECTOR, ".swagger-ui .info .title").text)
+    assert browser.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock"), "no operation is listed"
+    browser.get(f"{base_url}/redoc")
+    wait.until(
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "redoc h1")
+            and "KruschNexus" in d.find_element(By.CSS_SELECTOR, "redoc h1").text
+        )
+    )

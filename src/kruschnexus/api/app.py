@@ -10,12 +10,15 @@ from typing import Any
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from kruschnexus.api import problems, routes
 from kruschnexus.hub import Hub
 from kruschnexus.schema.v1 import SCHEMA_VERSION
 
 STATIC = Path(str(resources.files("kruschnexus"))) / "api" / "static"
+#: Where the Swagger UI and ReDoc assets are served.
+DOCS_ASSETS = "/docs-assets"
 #: Multipart framing around the files of one upload request.
 _FORM_SLACK = 1 << 20
 
@@ -24,11 +27,15 @@ def create_app(hub: Hub, max_upload_bytes: int | None = None, require_token: boo
     """The API over ``hub``. Uploads larger than ``max_upload_bytes`` (default: ``NEXUS_MAX_FILE_BYTES``) are
     refused with 413 before they are read. With ``require_token`` (default: ``NEXUS_REQUIRE_TOKEN``) every
     ``/v1`` request needs ``Authorization: Bearer <token>``; a token sent is always checked."""
-    app = FastAPI(
+    # Swagger UI at /docs and ReDoc at /redoc from the assets fastapi-offline ships (served at DOCS_ASSETS), not from
+    # a CDN: both work on a machine without internet.
+    app = FastAPIOffline(
         title="KruschNexus",
         version=SCHEMA_VERSION,
         summary="Citation-grounded retrieval: every hit is the exact text on a physical page, with offsets and boxes.",
         docs_url="/docs",
+        redoc_url="/redoc",
+        static_url=DOCS_ASSETS,
         swagger_ui_parameters={"persistAuthorization": True},
         openapi_url="/v1/openapi.json",
     )
