@@ -196,6 +196,10 @@ class Corpus:
             settings = dataclasses.replace(settings, legs=tuple(legs))
         return run_search(self.store, self.embedder, self.lexicon, self.workspace, query, k, settings)
 
+    def exists(self) -> bool:
+        """Whether this workspace exists."""
+        return self.store.workspace(self.workspace) is not None
+
     def require_exists(self) -> tuple[str, int]:
         """The ``(model_id, dim)`` this workspace was built with.
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from kruschnexus.errors import without_paths
+from kruschnexus.ingest import FileResult
 from kruschnexus.model import locator_label
-from kruschnexus.schema.v1 import DocumentInfo, Hit, PageText, WorkspaceInfo
+from kruschnexus.schema.v1 import DocumentInfo, Hit, IngestedFile, IngestReport, PageText, WorkspaceInfo
 
 
 def citation(source: str, page_number: int | None, header: str, locator_label: str | None = None) -> str:
@@ -91,3 +94,29 @@ def page_from_row(row: Mapping[str, Any]) -> PageText:
         used_ocr=row["used_ocr"],
         needs_ocr=row["needs_ocr"],
     )
+
+
+def ingest_report(workspace: str, results: Sequence[FileResult], uploads: bool = False) -> IngestReport:
+    """Ingest results in the one shape every surface answers with; ``uploads``: the files were a client's uploads,
+    so no server path is shown (``path`` is the file's name, reasons have paths removed)."""
+    files = []
+    for r in results:
+        name = Path(r.path).name
+        files.append(
+            IngestedFile(
+                file=name,
+                path=name if uploads else r.path,
+                status=r.status,
+                reason=without_paths(r.reason) if uploads else r.reason,
+                doc_id=r.doc_id,
+                kind=r.kind,
+                pages=r.pages,
+                spans=r.spans,
+                needs_ocr=r.needs_ocr,
+                ocr_pages=r.ocr_pages,
+                ocr_no_text=r.ocr_no_text,
+                seconds=round(r.seconds, 3),
+                meta=r.meta,
+            )
+        )
+    return IngestReport(workspace=workspace, files=files)

@@ -42,7 +42,9 @@ def fixtures_workspace(client: TestClient, hub: Hub) -> str:
     with hub.corpus(API_WORKSPACE) as corpus:
         corpus.delete()
     files = [("files", (name, (FIXTURES / name).read_bytes())) for name in UPLOADS]
-    response = client.post(f"/v1/workspaces/{API_WORKSPACE}/documents", files=files, data={"doc_type": "lease"})
+    response = client.post(
+        f"/v1/workspaces/{API_WORKSPACE}/documents", files=files, data={"doc_type": "lease", "create": "true"}
+    )
     assert response.status_code == 200, response.text
     assert [f["status"] for f in response.json()["files"]] == ["ingested", "ingested"], response.text
     return API_WORKSPACE

@@ -139,7 +139,7 @@ def test_upload_batch_names_bad_files_and_sanitises_names(client: TestClient, wo
         ("files", ("broken.pdf", b"%PDF-1.7\nthis is not a PDF body")),
         ("files", ("notes.xyz", b"plain words")),
     ]
-    response = client.post(f"/v1/workspaces/{workspace}/documents", files=files)
+    response = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
     assert response.status_code == 200, response.text
     outcome = {f["file"]: f for f in response.json()["files"]}
     assert outcome["evil name.pdf"]["status"] == "ingested"
@@ -150,17 +150,48 @@ def test_upload_batch_names_bad_files_and_sanitises_names(client: TestClient, wo
     assert [d["source"] for d in docs] == ["evil name.pdf"]
 
 
-def test_upload_over_the_limit_is_413_and_stores_nothing(client: TestClient, workspace: str) -> None:
-    big = b"%PDF-1.7\n" + b"0" * 2_100_000
-    response = client.post(f"/v1/workspaces/{workspace}/documents", files=[("files", ("big.pdf", big))])
-    assert response.status_code == 413 and response.headers["content-type"] == PROBLEM
-    assert "larger than the limit" in response.json()["detail"]
-    assert client.get(f"/v1/workspaces/{workspace}/documents").status_code == 404
+def test_a_file_over_the_limit_fails_alone_and_a_request_over_the_batch_limit_is_413(
+    client: TestClient, workspace: str
+) -> None:
+    big = b"%PDF-1.7\n" + b"0" * 2_100_000  # the test app's per-file limit is 2,000,000 bytes
+    small = (FIXTURES / "office_rent_roll.csv").read_bytes()
+    files = [("files", ("big.pdf", big)), ("files", ("rent_roll.csv", small))]
+    response = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
+    assert response.status_code == 200, response.text
+    big_out, small_out = response.json()["files"]
+    assert (big_out["file"], big_out["status"]) == ("big.pdf", "failed")
+    assert "larger than the limit of 2000000 bytes" in big_out["reason"]
+    assert (small_out["file"], small_out["status"]) == ("rent_roll.csv", "ingested"), small_out
+    docs = client.get(f"/v1/workspaces/{workspace}/documents").json()
+    assert [d["source"] for d in docs] == ["rent_roll.csv"]
+    huge = b"0" * (4 * 2_000_000 + (2 << 20))
+    refused = client.post(f"/v1/workspaces/{workspace}/documents", files=[("files", ("huge.pdf", huge))])
+    assert refused.status_code == 413 and refused.headers["content-type"] == PROBLEM
+    assert "larger than the limit" in refused.json()["detail"]
+    assert [d["source"] for d in client.get(f"/v1/workspaces/{workspace}/documents").json()] == ["rent_roll.csv"]
+
+
+def test_an_upload_to_a_missing_workspace_is_404_unless_asked_to_create(client: TestClient, workspace: str) -> None:
+    files = [("files", ("ficus.txt", b"The tenant shall water the ficus every Tuesday."))]
+    missing = client.post(f"/v1/workspaces/{workspace}/documents", files=files)
+    assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM
+    assert "does not exist" in missing.json()["detail"] and "create=true" in missing.json()["detail"]
+    assert workspace not in [w["name"] for w in client.get("/v1/workspaces").json()], "a misspelt name was created"
+    created = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
+    assert created.status_code == 200 and created.json()["files"][0]["status"] == "ingested"
+
+
+def test_an_upload_that_is_not_a_form_is_415_with_a_hint(client: TestClient, fixtures_workspace: str) -> None:
+    sent = client.post(f"/v1/workspaces/{fixtures_workspace}/documents", json={"files": ["lease.pdf"]})
+    assert sent.status_code == 415 and sent.headers["content-type"] == PROBLEM
+    assert "multipart/form-data" in sent.json()["detail"] and "curl -F files=@" in sent.json()["detail"]
 
 
 def test_workspace_lifecycle_removes_rows_and_kept_bytes(client: TestClient, app: FastAPI, workspace: str) -> None:
     created = client.post("/v1/workspaces", json={"name": workspace})
     assert created.status_code == 201 and created.json()["documents"] == 0
+    again = client.post("/v1/workspaces", json={"name": workspace})
+    assert again.status_code == 200 and again.json() == created.json(), "an existing workspace is not created"
     assert workspace in [w["name"] for w in client.get("/v1/workspaces").json()]
     text = f"Unique clause {workspace}: the tenant shall water the ficus every Tuesday.\n".encode()
     upload = client.post(f"/v1/workspaces/{workspace}/documents", files=[("files", ("ficus.txt", text))])

@@ -21,6 +21,7 @@ import kruschnexus
 from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.hub import Hub
+from tests.conftest import FIXTURES
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_env")]
 
@@ -80,3 +81,52 @@ def test_one_answer_everywhere(client: TestClient, hub: Hub, settings: Settings,
         seen += from_sdk
     assert answered == len(QUERIES) - 1, "every query but the last should have hits"
     assert {h["page_number"] is None for h in seen} == {True, False}, "both PDF pages and unpaged units compared"
+
+
+async def ingest_via_mcp(settings: Settings, workspace: str, path: Path) -> dict[str, Any]:
+    env = {
+        **os.environ,
+        "NEXUS_HOME": str(settings.home),
+        "NEXUS_DATABASE_URL": str(settings.database_url),
+        "NEXUS_INGEST_ROOTS": str(path.parent),
+    }
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kruschnexus", "mcp", "-w", workspace], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("ingest", {"paths": [str(path)]})
+        assert not result.is_error and isinstance(result.content[0], TextContent), result.content
+        report: dict[str, Any] = json.loads(result.content[0].text)
+        return report
+
+
+def test_one_ingest_report_everywhere(client: TestClient, hub: Hub, settings: Settings) -> None:
+    source = FIXTURES / "office_rent_roll_latin1.csv"  # a reader's note (the guessed encoding) and meta to compare
+    names = {surface: f"surfaces-ingest-{surface}" for surface in ("cli", "rest", "mcp")}
+    for name in names.values():
+        with hub.corpus(name) as corpus:
+            corpus.delete()
+    result = CliRunner().invoke(cli, ["ingest", str(source), "-w", names["cli"], "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    from_cli = json.loads(result.output)
+    upload = client.post(
+        f"/v1/workspaces/{names['rest']}/documents",
+        files=[("files", (source.name, source.read_bytes()))],
+        data={"create": "true"},
+    )
+    assert upload.status_code == 200, upload.text
+    from_rest = upload.json()
+    from_mcp = asyncio.run(ingest_via_mcp(settings, names["mcp"], source))
+    reports = {"cli": from_cli, "rest": from_rest, "mcp": from_mcp}
+    for surface, report in reports.items():
+        assert report["workspace"] == names[surface]
+        [entry] = report["files"]
+        assert entry["status"] == "ingested" and entry["file"] == source.name, (surface, entry)
+        assert entry["reason"].startswith("not UTF-8: read as cp1252"), (surface, entry)
+    assert reports["cli"]["files"][0]["path"] == reports["mcp"]["files"][0]["path"] == str(source)
+    assert reports["rest"]["files"][0]["path"] == source.name, "an upload shows no server path"
+
+    def comparable(report: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in report["files"][0].items() if k not in ("path", "seconds")}
+
+    assert comparable(from_cli) == comparable(from_rest) == comparable(from_mcp)
+    assert set(from_cli["files"][0]) == set(from_rest["files"][0]) == set(from_mcp["files"][0])

@@ -90,7 +90,9 @@ def test_a_killed_embedded_server_is_restarted_under_a_serving_hub(
     with Hub(_settings(embedded_home), embedder=embedder, connections=3) as hub:
         client = TestClient(create_app(hub), raise_server_exceptions=False)
         with doc.open("rb") as handle:
-            response = client.post("/v1/workspaces/faults/documents", files=[("files", (doc.name, handle))])
+            response = client.post(
+                "/v1/workspaces/faults/documents", files=[("files", (doc.name, handle))], data={"create": "true"}
+            )
         assert response.status_code == 200, response.text
         assert _search_until_answered(client, "faults", 5) == [200]
 
@@ -231,7 +233,12 @@ def test_no_error_body_shows_internals(embedder: Embedder, tmp_path: Path, setti
                 "404": client.get(f"/v1/workspaces/faults-read/documents/{'0' * 64}", headers=auth),
                 "413": client.post(
                     "/v1/workspaces/faults-read/documents",
-                    files=[("files", ("big.pdf", b"x" * 20_000))],
+                    files=[("files", ("big.pdf", b"x" * 2_000_000))],  # over four times the per-file limit
+                    headers={"Authorization": f"Bearer {writer}"},
+                ),
+                "415": client.post(
+                    "/v1/workspaces/faults-read/documents",
+                    json={"files": ["/etc/passwd"]},
                     headers={"Authorization": f"Bearer {writer}"},
                 ),
                 "422": client.get("/v1/workspaces/faults-read/search", params={"k": "x"}, headers=auth),

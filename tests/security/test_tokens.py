@@ -39,7 +39,7 @@ def other(client: TestClient, hub: Hub) -> str:
     with hub.corpus(B) as corpus:
         corpus.delete()
     files = [("files", ("ligatures.pdf", (FIXTURES / "ligatures.pdf").read_bytes()))]
-    response = client.post(f"/v1/workspaces/{B}/documents", files=files)
+    response = client.post(f"/v1/workspaces/{B}/documents", files=files, data={"create": "true"})
     doc_id: str = response.json()["files"][0]["doc_id"]
     return doc_id
 

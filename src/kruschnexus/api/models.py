@@ -16,32 +16,6 @@ class NewWorkspace(BaseModel):
     )
 
 
-class FileOutcome(BaseModel):
-    """What happened to one uploaded file (``nexus ingest --json`` prints the same fields)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    file: str = Field(description="the stored (sanitised) file name")
-    status: str = Field(description="ingested, unchanged, skipped or failed")
-    reason: str
-    doc_id: str | None
-    kind: str
-    pages: int
-    spans: int
-    needs_ocr: list[int]
-    ocr_pages: list[int]
-    seconds: float
-
-
-class IngestResponse(BaseModel):
-    """``POST /v1/workspaces/{workspace}/documents``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    workspace: str
-    files: list[FileOutcome]
-
-
 class HealthCheck(BaseModel):
     """One line of the doctor report."""
 

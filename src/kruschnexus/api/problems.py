@@ -12,7 +12,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
-from kruschnexus.api.uploads import UploadTooLarge
 from kruschnexus.errors import (
     AuthError,
     ConfigError,
@@ -37,7 +36,6 @@ _STATUS: tuple[tuple[type[PkgError], int], ...] = (
     (AuthError, 401),
     (ForbiddenError, 403),
     (NotFoundError, 404),
-    (UploadTooLarge, 413),
     (QueryError, 400),
     (ParseError, 422),
     (EmbedError, 409),

@@ -13,14 +13,23 @@ from fastapi.responses import FileResponse, StreamingResponse
 
 from kruschnexus.api import deps, uploads
 from kruschnexus.api.deps import DocId, PageNumber, WorkspaceName
-from kruschnexus.api.models import FileOutcome, Health, HealthCheck, IngestResponse, NewWorkspace
+from kruschnexus.api.models import Health, HealthCheck, NewWorkspace
 from kruschnexus.corpus import Corpus, check_workspace_name
 from kruschnexus.doctor import Check
 from kruschnexus.errors import ConfigError, NotFoundError, StoreUnavailable, without_paths
 from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
-from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText, SearchResponse, WorkspaceInfo
+from kruschnexus.schema.v1 import (
+    DocumentInfo,
+    ExplainTrace,
+    Hit,
+    IngestReport,
+    PageText,
+    SearchResponse,
+    WorkspaceInfo,
+)
 from kruschnexus.tokens import Grant
+from kruschnexus.wire import ingest_report
 
 router = APIRouter(prefix="/v1", responses=deps.problems(422, 503))
 GrantDep = Annotated[Grant | None, Depends(deps.grant)]
@@ -63,13 +72,20 @@ def list_workspaces(hub: HubDep, grant: GrantDep) -> list[WorkspaceInfo]:
     return [w for w in hub.workspaces() if grant is None or w.name == grant.workspace]
 
 
-@router.post("/workspaces", status_code=201, response_model=WorkspaceInfo, responses=deps.problems(400, 409))
-def create_workspace(body: NewWorkspace, hub: HubDep, request: Request) -> WorkspaceInfo:
-    """Create a workspace bound to the server's embedding model (a no-op when it exists with that model)."""
+@router.post(
+    "/workspaces",
+    status_code=201,
+    response_model=WorkspaceInfo,
+    responses={200: {"model": WorkspaceInfo, "description": "it exists already"}, **deps.problems(400, 409)},
+)
+def create_workspace(body: NewWorkspace, hub: HubDep, request: Request, response: Response) -> WorkspaceInfo:
+    """Create a workspace bound to the server's embedding model: 201; 200 when it exists with that model."""
     name = check_workspace_name(body.name)
     deps.allow(request, name)
     with hub.corpus(name) as corpus:
+        existed = corpus.exists()
         corpus.create()
+    response.status_code = 200 if existed else 201
     return next(w for w in hub.workspaces() if w.name == name)
 
 
@@ -88,7 +104,9 @@ def list_documents(corpus: CorpusDep) -> list[DocumentInfo]:
     return corpus.documents()
 
 
-@router.post("/workspaces/{workspace}/documents", response_model=IngestResponse, responses=deps.problems(409, 413))
+@router.post(
+    "/workspaces/{workspace}/documents", response_model=IngestReport, responses=deps.problems(404, 409, 413, 415)
+)
 def upload_documents(
     corpus: CorpusDep,
     request: Request,
@@ -98,12 +116,20 @@ def upload_documents(
         Literal["server", "auto", "always", "never"],
         Form(description="when PDF pages are OCR'd; 'server' uses the server's NEXUS_OCR setting"),
     ] = "server",
-) -> IngestResponse:
-    """Ingest uploaded files (the workspace is created if needed); one bad file never stops the rest."""
+    create: Annotated[bool, Form(description="create the workspace when it does not exist (else 404)")] = False,
+) -> IngestReport:
+    """Ingest uploaded files; one bad file (damaged, of an unknown kind, over the size limit) never stops the rest.
+    The workspace must exist, or ``create`` be true: a misspelt name is an error, not a new workspace."""
+    if not create and not corpus.exists():
+        raise NotFoundError(
+            f"workspace {corpus.workspace!r} does not exist: create it (POST /v1/workspaces) or send create=true"
+        )
     limit: int = request.app.state.max_upload_bytes
-    with uploads.saved(files, corpus.settings.home / "uploads", limit) as paths:
-        results = corpus.ingest(paths, doc_type=doc_type, ocr=None if ocr == "server" else ocr)
-    return IngestResponse(workspace=corpus.workspace, files=[_outcome(r) for r in results])
+    with uploads.saved(files, corpus.settings.home / "uploads", limit) as saved:
+        kept = [s for s in saved if isinstance(s, Path)]
+        read = iter(corpus.ingest(kept, doc_type=doc_type, ocr=None if ocr == "server" else ocr) if kept else [])
+        results = [next(read) if isinstance(s, Path) else FileResult(s.name, "failed", s.reason) for s in saved]
+    return ingest_report(corpus.workspace, results, uploads=True)
 
 
 @router.get("/workspaces/{workspace}/documents/{doc_id}", response_model=DocumentInfo, responses=deps.problems(404))
@@ -236,21 +262,6 @@ def _export_lines(hub: Hub, workspace: str) -> Iterator[str]:
     with hub.corpus(workspace) as corpus:
         for hit in corpus.export():
             yield hit.model_dump_json() + "\n"
-
-
-def _outcome(result: FileResult) -> FileOutcome:
-    return FileOutcome(
-        file=Path(result.path).name,
-        status=result.status,
-        reason=without_paths(result.reason),
-        doc_id=result.doc_id,
-        kind=result.kind,
-        pages=result.pages,
-        spans=result.spans,
-        needs_ocr=result.needs_ocr,
-        ocr_pages=result.ocr_pages,
-        seconds=round(result.seconds, 3),
-    )
 
 
 def _locator(raw: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Uploaded files: a sanitised display name, a size cap, and a private temporary folder per request."""
+"""Uploaded files: a sanitised display name, a size cap per file, and a private temporary folder per request."""
 
 from __future__ import annotations
 
@@ -8,18 +8,21 @@ import tempfile
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
-
-from kruschnexus.errors import ConfigError
 
 _CHUNK = 1 << 20
 _UNSAFE = re.compile(r"[^\w.\- ()&,+@#]+")
 MAX_NAME_CHARS = 180
 
 
-class UploadTooLarge(ConfigError):
-    """An upload went past the size limit (HTTP 413)."""
+@dataclass(frozen=True)
+class Oversized:
+    """An uploaded file larger than the per-file limit: not kept, reported failed (the rest of the batch goes on)."""
+
+    name: str
+    reason: str
 
 
 class Upload(Protocol):
@@ -50,31 +53,34 @@ def display_name(raw: str | None) -> str:
 
 
 @contextmanager
-def saved(uploads: Sequence[Upload], folder: Path, max_bytes: int) -> Iterator[list[Path]]:
+def saved(uploads: Sequence[Upload], folder: Path, max_bytes: int) -> Iterator[list[Path | Oversized]]:
     """Write each upload into its own subfolder of a fresh temporary folder under ``folder``; removed afterwards.
-
-    Raises:
-        UploadTooLarge: a file is larger than ``max_bytes``.
-    """
+    A file larger than ``max_bytes`` is not kept: its entry is :class:`Oversized`, in its place in the batch."""
     folder.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="upload-", dir=folder))
     try:
-        paths = []
+        paths: list[Path | Oversized] = []
         for index, upload in enumerate(uploads):
             target = root / str(index) / display_name(upload.filename)
             target.parent.mkdir()
-            _copy_capped(upload.file, target, max_bytes)
-            paths.append(target)
+            if _copy_capped(upload.file, target, max_bytes):
+                paths.append(target)
+            else:
+                target.unlink()
+                reason = f"the upload is larger than the limit of {max_bytes} bytes (NEXUS_MAX_FILE_BYTES)"
+                paths.append(Oversized(target.name, reason))
         yield paths
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _copy_capped(source: BinaryIO, target: Path, max_bytes: int) -> None:
+def _copy_capped(source: BinaryIO, target: Path, max_bytes: int) -> bool:
+    """Copy ``source`` to ``target``; ``False`` (and a partial file) as soon as it is past ``max_bytes``."""
     written = 0
     with target.open("wb") as out:
         while chunk := source.read(_CHUNK):
             written += len(chunk)
             if written > max_bytes:
-                raise UploadTooLarge(f"{target.name}: upload larger than the limit of {max_bytes} bytes")
+                return False
             out.write(chunk)
+    return True

@@ -20,6 +20,7 @@ from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import ExplainTrace, Hit
 from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
+from kruschnexus.wire import ingest_report
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -91,7 +92,7 @@ def ingest_results(results: Sequence[FileResult], workspace: str) -> None:
 
 def ingest_json(results: Sequence[FileResult], workspace: str) -> None:
     """Per-file results as one JSON object."""
-    json_line({"workspace": workspace, "files": [asdict(r) for r in results]})
+    sys.stdout.write(ingest_report(workspace, results).model_dump_json() + "\n")
 
 
 def hits_jsonl(hits: Iterable[Hit]) -> int:

@@ -29,8 +29,9 @@ from kruschnexus.corpus import check_workspace_name
 from kruschnexus.errors import AuthError, ConfigError, PkgError, public_message
 from kruschnexus.hub import Hub
 from kruschnexus.sandbox import plan_ingest
-from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, PageText, SearchResponse
+from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, IngestReport, PageText, SearchResponse
 from kruschnexus.tokens import Grant
+from kruschnexus.wire import ingest_report
 
 log = logging.getLogger(__name__)
 
@@ -115,32 +116,6 @@ KruschNexus: citation-grounded retrieval over legal documents. Use search to fin
 carries a citation, page and character offsets) and quote them verbatim; [] means nothing in the workspace
 cleared the relevance floor. explain shows why; list_documents and get_page_text read what is stored;
 ingest adds files from the server's NEXUS_INGEST_ROOTS."""
-
-
-class IngestedFile(BaseModel):
-    """What happened to one file of an ``ingest`` call (the fields ``nexus ingest --json`` prints)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    path: str = Field(description="the resolved path that was read")
-    status: str = Field(description="ingested, unchanged, skipped or failed")
-    reason: str
-    doc_id: str | None
-    kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text ('' when not read)")
-    pages: int
-    spans: int
-    needs_ocr: list[int] = Field(description="1-based pages without a usable text layer that were not OCR'd")
-    ocr_pages: list[int] = Field(description="1-based pages whose text came from OCR")
-    seconds: float
-
-
-class IngestReport(BaseModel):
-    """The result of the ``ingest`` tool."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    workspace: str
-    files: list[IngestedFile]
 
 
 class DocumentList(BaseModel):
@@ -245,22 +220,7 @@ class NexusTools:
         with self.hub.corpus(name) as corpus:
             results = corpus.ingest(plan.files, doc_type=doc_type)
         log.info("ingest into %r: %s", name, ", ".join(f"{r.status} {r.path}" for r in results))
-        files = [
-            IngestedFile(
-                path=r.path,
-                status=r.status,
-                reason=r.reason,
-                doc_id=r.doc_id,
-                kind=r.kind,
-                pages=r.pages,
-                spans=r.spans,
-                needs_ocr=r.needs_ocr,
-                ocr_pages=r.ocr_pages,
-                seconds=r.seconds,
-            )
-            for r in results
-        ]
-        return IngestReport(workspace=name, files=files)
+        return ingest_report(name, results)
 
 
 def respond(tool: str, produce: Callable[[], BaseModel]) -> CallToolResult:

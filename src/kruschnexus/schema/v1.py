@@ -158,6 +158,36 @@ class DocumentInfo(BaseModel):
     ingested_at: str = Field(description="ISO 8601 timestamp")
 
 
+class IngestedFile(BaseModel):
+    """What happened to one file of an ingest: the same shape from ``nexus ingest --json``, the REST upload and the
+    MCP ``ingest`` tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str = Field(description="the file's name (an upload's sanitised name)")
+    path: str = Field(description="the path that was read (CLI, MCP); the file's name for an upload")
+    status: str = Field(description="ingested, unchanged, skipped or failed")
+    reason: str = Field(description="why it failed or was skipped, or what a reader noticed; '' when nothing")
+    doc_id: str | None = Field(description="sha256 of the bytes, when read")
+    kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text ('' when not read)")
+    pages: int = Field(description="physical pages, or units of an unpaged format")
+    spans: int
+    needs_ocr: list[int] = Field(description="1-based pages without a usable text layer that were not OCR'd")
+    ocr_pages: list[int] = Field(description="1-based pages whose text came from OCR")
+    ocr_no_text: list[int] = Field(description="OCR'd pages on which nothing read as text")
+    seconds: float
+    meta: dict[str, Any] = Field(description="what the reader detected (encoding, CSV dialect, OCR engine)")
+
+
+class IngestReport(BaseModel):
+    """The result of one ingest call, on every surface."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace: str
+    files: list[IngestedFile]
+
+
 class PageText(BaseModel):
     """The stored text of one physical page (or unpaged unit): hit offsets index into ``text``."""
 
