@@ -46,11 +46,15 @@ class IngestPlan:
 
     Attributes:
         files: resolved regular files to read, in request order (folders expanded, sorted within a folder).
-        refused: every path that failed a check, with the reason; nothing should be read when it is not empty.
+        refused: every path of the request that failed a check, with the reason; nothing should be read when it is
+            not empty (the client named it: a mistake or an attempt to read outside the roots).
+        skipped: entries found while walking a folder that failed a check (a stray link out of the roots, a FIFO,
+            a folder that cannot be listed): not read, reported, and the rest of the folder is read.
     """
 
     files: list[Path] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    skipped: list[Refusal] = field(default_factory=list)
 
 
 class _Refused(Exception):
@@ -202,22 +206,22 @@ def _check_kind(path: Path) -> None:
 
 
 def _walk_into(plan: IngestPlan, folder: Path, roots: Sequence[Path]) -> None:
-    for entry in _walk(folder, plan.refused):
+    for entry in _walk(folder, plan.skipped):
         try:
             path = _resolve(str(entry), roots)
         except _Refused as exc:
-            plan.refused.append(Refusal(str(entry), exc.reason))
+            plan.skipped.append(Refusal(str(entry), exc.reason))
             continue
         if not path.is_dir():
             plan.files.append(path)
 
 
-def _walk(folder: Path, refused: list[Refusal]) -> Iterator[Path]:
+def _walk(folder: Path, skipped: list[Refusal]) -> Iterator[Path]:
     """Every non-hidden entry below ``folder`` that is not a real folder (links to folders are yielded, not
-    descended), sorted by path. A folder that cannot be listed is recorded in ``refused``."""
+    descended), sorted by path. A folder that cannot be listed is recorded in ``skipped``."""
 
     def unreadable(exc: OSError) -> None:
-        refused.append(Refusal(str(exc.filename or folder), f"cannot list the folder ({exc.strerror or exc})"))
+        skipped.append(Refusal(str(exc.filename or folder), f"cannot list the folder ({exc.strerror or exc})"))
 
     found: list[Path] = []
     for top, dirs, files in os.walk(folder, onerror=unreadable, followlinks=False):

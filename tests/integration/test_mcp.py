@@ -33,7 +33,7 @@ pytestmark = pytest.mark.integration
 
 HIT_SCHEMA = json.loads((Path(kruschnexus.__file__).parent / "schema" / "hit.v1.json").read_text(encoding="utf-8"))
 QUERY = "commercial office space Section 8.22"
-TOOLS = {"search", "explain", "list_documents", "get_page_text", "ingest"}
+TOOLS = {"search", "explain", "list_documents", "get_page_text", "get_unit_text", "list_workspaces", "ingest"}
 
 
 def server_command(workspace: str) -> list[str]:
@@ -56,6 +56,10 @@ def root(tmp_path: Path) -> Path:
     shutil.copy(FIXTURES / "sample_contract.pdf", root / "sample_contract.pdf")
     shutil.copy(FIXTURES / "ligatures.pdf", tmp_path / "x")
     (root / "escape.pdf").symlink_to(tmp_path / "x")
+    folder = root / "rolls"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "office_rent_roll.csv", folder / "office_rent_roll.csv")
+    (folder / "stray.pdf").symlink_to(tmp_path / "x")  # a link out of the roots, inside a folder
     return root
 
 
@@ -150,6 +154,35 @@ async def drive(params: StdioServerParameters, errlog: Any, root: Path, corpus: 
         trace = ExplainTrace.model_validate(payload(await session.call_tool("explain", {"query": QUERY})))
         assert trace.query == QUERY and trace.hits == len(hits) and trace.candidates
         await errors_carry_the_library_message(session, corpus)
+        await a_folder_with_a_stray_link_and_unit_text(session, root, corpus)
+        await invalid_arguments_read_plainly(session)
+        listed_ws = payload(await session.call_tool("list_workspaces", {}))
+        assert [w["name"] for w in listed_ws["workspaces"]] == [corpus.workspace], "a pinned session lists its own"
+
+
+async def a_folder_with_a_stray_link_and_unit_text(session: ClientSession, root: Path, corpus: Corpus) -> None:
+    """A link out of the roots found inside a folder is skipped and reported; the folder's other files are read.
+    A CSV hit's unit is read back by its locator."""
+    report = payload(await session.call_tool("ingest", {"paths": ["rolls"]}))
+    entries = {Path(f["path"]).name: f for f in report["files"]}
+    assert entries["office_rent_roll.csv"]["status"] == "ingested"
+    stray = entries["stray.pdf"]
+    assert stray["status"] == "skipped" and "outside the ingest roots" in stray["reason"]
+    assert str(root.parent) not in stray["reason"], "the link's target is not shown"
+    hit = next(h for h in corpus.search("monthly rent for suite 300") if h.locator is not None)
+    args = {"doc_id": hit.doc_id, "locator": hit.locator}
+    unit = PageText.model_validate(payload(await session.call_tool("get_unit_text", args)))
+    assert unit.text[hit.char_start : hit.char_end] == hit.text and unit.locator == hit.locator
+    missing = await session.call_tool("get_unit_text", {"doc_id": hit.doc_id, "locator": {"kind": "row", "row": 999}})
+    assert missing.is_error and "has no unit at" in error_text(missing)
+
+
+async def invalid_arguments_read_plainly(session: ClientSession) -> None:
+    bad = await session.call_tool("search", {"query": "rent", "k": 1000})
+    assert bad.is_error
+    assert error_text(bad) == "invalid arguments for search: k: Input should be less than or equal to 100 (got 1000)"
+    none = await session.call_tool("get_page_text", {"doc_id": "abc"})
+    assert none.is_error and error_text(none) == "invalid arguments for get_page_text: page_number: Field required"
 
 
 def test_mcp_tools_over_stdio(

@@ -145,9 +145,10 @@ def test_a_folder_walk_rechecks_every_entry(tree: dict[str, Path]) -> None:
     lease = root / "lease.pdf"
     # lease.pdf twice: itself, then link_in resolved (ingest reports the second as unchanged)
     assert plan.files == [root / "docs" / "a.txt", root / "docs" / "deep" / "b.txt", lease, lease]
-    refused = {r.path: r.reason for r in plan.refused}
-    assert set(refused) == {str(root / "link_dir_out"), str(root / "link_out")}
-    assert all("outside the ingest roots" in reason for reason in refused.values())
+    assert plan.refused == [], "entries found in a folder are skipped, not refused"
+    skipped = {r.path: r.reason for r in plan.skipped}
+    assert set(skipped) == {str(root / "link_dir_out"), str(root / "link_out")}
+    assert all("outside the ingest roots" in reason for reason in skipped.values())
 
 
 def test_a_folder_walk_refuses_fifos_and_skips_hidden_names(tree: dict[str, Path]) -> None:
@@ -158,7 +159,7 @@ def test_a_folder_walk_refuses_fifos_and_skips_hidden_names(tree: dict[str, Path
     (docs / ".git" / "config").write_text("c", encoding="utf-8")
     plan = plan_ingest([str(docs)], [tree["root"]])
     assert plan.files == [docs / "a.txt", docs / "deep" / "b.txt"]
-    assert [(r.path, "FIFO" in r.reason) for r in plan.refused] == [(str(docs / "pipe"), True)]
+    assert [(r.path, "FIFO" in r.reason) for r in plan.skipped] == [(str(docs / "pipe"), True)]
 
 
 def test_plan_names_every_refused_path(tree: dict[str, Path]) -> None:

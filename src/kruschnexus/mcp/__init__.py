@@ -1,4 +1,4 @@
-"""The MCP server (``nexus mcp``): five tools over stdio, thin shells over :class:`~kruschnexus.corpus.Corpus`.
+"""The MCP server (``nexus mcp``): seven tools over stdio, thin shells over :class:`~kruschnexus.corpus.Corpus`.
 
 Needs the ``mcp`` extra (``pip install 'kruschnexus[mcp]'``); see ``docs/mcp.md``.
 """

@@ -1,4 +1,5 @@
-"""The MCP server: five tools (``search``, ``explain``, ``list_documents``, ``get_page_text``, ``ingest``) over one
+"""The MCP server: seven tools (``search``, ``explain``, ``list_workspaces``, ``list_documents``, ``get_page_text``,
+``get_unit_text``, ``ingest``) over one
 :class:`Hub`, served over stdio.
 
 Each tool parses its arguments, calls one :class:`Corpus` method and returns the v1 wire object twice: as
@@ -17,19 +18,28 @@ import logging
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kruschnexus.config import Settings
 from kruschnexus.corpus import check_workspace_name
-from kruschnexus.errors import AuthError, ConfigError, PkgError, public_message
+from kruschnexus.errors import AuthError, ConfigError, PkgError, public_message, without_paths
 from kruschnexus.hub import Hub
+from kruschnexus.ingest import FileResult
 from kruschnexus.sandbox import plan_ingest
-from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, IngestReport, PageText, SearchResponse
+from kruschnexus.schema.v1 import (
+    DocumentInfo,
+    ExplainTrace,
+    IngestReport,
+    PageText,
+    SearchResponse,
+    WorkspaceInfo,
+)
 from kruschnexus.tokens import Grant
 from kruschnexus.wire import ingest_report
 
@@ -52,6 +62,7 @@ Paths = Annotated[
     Field(min_length=1, description="files or folders inside NEXUS_INGEST_ROOTS (relative paths are taken there)"),
 ]
 DocType = Annotated[str | None, Field(description="label stored with each document, e.g. authority")]
+Locator = Annotated[dict[str, Any], Field(description='a hit\'s locator, e.g. {"kind": "row", "row": 4}')]
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _INGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -101,21 +112,32 @@ The stored text of one page of a document (or one unit of an unpaged format): {"
 "page_number", "text", "width", "height", "used_ocr", ...}. A hit's char_start/char_end index into this text,
 so text[char_start:char_end] is exactly the hit's text; read around it for context."""
 
+GET_UNIT_TEXT_DESCRIPTION = """\
+The stored text of one unit of an unpaged document (a DOCX paragraph or table row, a CSV row, an HTML element,
+a run of text lines), found by a hit's locator (e.g. {"kind": "row", "row": 4}): the same fields as
+get_page_text. A hit's char_start/char_end index into this text."""
+
+LIST_WORKSPACES_DESCRIPTION = """\
+The workspaces this session can search: {"workspaces": [{"name", "model_id", "dim", "documents"}]}. A server
+started for one workspace (or with a token for one) lists only that one."""
+
 INGEST_DESCRIPTION = """\
 Ingest files or folders (PDF, DOCX, CSV/TSV, HTML, Markdown, plain text) into a workspace, creating the
 workspace if needed. Returns {"workspace", "files": [...]}, one entry per file with path, status (ingested,
 unchanged: the same bytes are already stored, skipped, or failed), reason, doc_id, kind, pages and spans.
 
 Only paths inside the server's NEXUS_INGEST_ROOTS may be read: symbolic links and '..' are resolved first,
-and FIFOs, devices and sockets are refused. If any path is refused the call fails, names every refused path
-with the reason, and nothing at all is ingested. Folders are walked (hidden names skipped; links to folders
-not followed). Re-ingesting unchanged bytes changes nothing."""
+and FIFOs, devices and sockets are refused. If a path the call names is refused the call fails, names every
+refused path with the reason, and nothing at all is ingested. Folders are walked (hidden names skipped; links to
+folders not followed); an entry of a folder that fails a check (a link out of the roots, a FIFO) is skipped
+and reported with status "skipped" and the reason, and the rest of the folder is ingested. Re-ingesting
+unchanged bytes changes nothing."""
 
 INSTRUCTIONS = """\
 KruschNexus: citation-grounded retrieval over legal documents. Use search to find exact passages (each hit
 carries a citation, page and character offsets) and quote them verbatim; [] means nothing in the workspace
-cleared the relevance floor. explain shows why; list_documents and get_page_text read what is stored;
-ingest adds files from the server's NEXUS_INGEST_ROOTS."""
+cleared the relevance floor. explain shows why; list_workspaces, list_documents, get_page_text and get_unit_text
+read what is stored; ingest adds files from the server's NEXUS_INGEST_ROOTS."""
 
 
 class DocumentList(BaseModel):
@@ -125,6 +147,14 @@ class DocumentList(BaseModel):
 
     workspace: str
     documents: list[DocumentInfo]
+
+
+class WorkspaceList(BaseModel):
+    """The result of the ``list_workspaces`` tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspaces: list[WorkspaceInfo]
 
 
 class NexusTools:
@@ -204,8 +234,22 @@ class NexusTools:
         with self.hub.corpus(self.workspace(workspace)) as corpus:
             return corpus.page(doc_id, page_number)
 
+    def get_unit_text(self, doc_id: str, locator: dict[str, Any], workspace: str | None) -> PageText:
+        """The stored unit of an unpaged document at a hit's locator."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            return corpus.unit(doc_id, locator)
+
+    def list_workspaces(self) -> WorkspaceList:
+        """The workspaces this session may read: the server's (or the token's) only, when it is pinned to one."""
+        grant = self.grant()
+        pinned = self.default_workspace or (grant.workspace if grant is not None else None)
+        found = self.hub.workspaces()
+        return WorkspaceList(workspaces=[w for w in found if pinned is None or w.name == pinned])
+
     def ingest(self, paths: list[str], workspace: str | None, doc_type: str | None) -> IngestReport:
-        """Check every path against the ingest roots, then ingest the files (nothing when any path is refused).
+        """Check every path against the ingest roots, then ingest the files (nothing when a path the call names is
+        refused). An entry of a folder that fails a check (a stray link out of the roots) is skipped and reported;
+        the rest of the folder is read.
 
         Raises:
             ConfigError: a path is refused (the message names each refused path and the reason).
@@ -215,10 +259,12 @@ class NexusTools:
         if plan.refused:
             lines = [f"refused {r.path!r}: {r.reason}" for r in plan.refused]
             raise ConfigError("nothing was ingested:\n" + "\n".join(lines))
-        if not plan.files:
-            return IngestReport(workspace=name, files=[])
-        with self.hub.corpus(name) as corpus:
-            results = corpus.ingest(plan.files, doc_type=doc_type)
+        results: list[FileResult] = []
+        if plan.files:
+            with self.hub.corpus(name) as corpus:
+                results = corpus.ingest(plan.files, doc_type=doc_type)
+        # The reason may name where a link points (outside the roots): only the entry's own path is shown.
+        results += [FileResult(r.path, "skipped", f"not read: {without_paths(r.reason)}") for r in plan.skipped]
         log.info("ingest into %r: %s", name, ", ".join(f"{r.status} {r.path}" for r in results))
         return ingest_report(name, results)
 
@@ -243,8 +289,33 @@ def respond(tool: str, produce: Callable[[], BaseModel]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 
+class NexusServer(MCPServer[None]):
+    """The SDK's server, with arguments that fail validation answered in one plain line per problem (the SDK's
+    text is pydantic's, with its internal model names and documentation links)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(invalid_arguments(name, exc.__cause__)) from None
+            raise
+
+
+def invalid_arguments(tool: str, error: ValidationError) -> str:
+    """``invalid arguments for search: k: Input should be less than or equal to 100 (got 1000)``, one problem per
+    line, without pydantic's model name and links."""
+    lines = []
+    for problem in error.errors(include_url=False):
+        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        given = problem.get("input")
+        shown = "" if problem["type"] == "missing" or isinstance(given, dict) else f" (got {repr(given)[:60]})"
+        lines.append(f"{where}: {problem['msg']}{shown}")
+    return f"invalid arguments for {tool}: " + "; ".join(lines)
+
+
 def create_server(hub: Hub, default_workspace: str | None, token: str | None = None) -> MCPServer[None]:
-    """The MCP server with its five tools. Its lifespan starts the hub (database, model), checks the token when
+    """The MCP server with its seven tools. Its lifespan starts the hub (database, model), checks the token when
     one is given, and closes the hub at exit. With a token, every call acts within what the token grants.
 
     Raises:
@@ -267,7 +338,7 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
             hub.close()
             log.info("stopped")
 
-    server: MCPServer[None] = MCPServer(
+    server = NexusServer(
         SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, version=importlib.metadata.version("kruschnexus")
     )
 
@@ -289,6 +360,14 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
     ) -> Annotated[CallToolResult, PageText]:
         return respond("get_page_text", lambda: tools.get_page_text(doc_id, page_number, workspace))
 
+    def get_unit_text(
+        doc_id: DocId, locator: Locator, workspace: WorkspaceArg = None
+    ) -> Annotated[CallToolResult, PageText]:
+        return respond("get_unit_text", lambda: tools.get_unit_text(doc_id, locator, workspace))
+
+    def list_workspaces() -> Annotated[CallToolResult, WorkspaceList]:
+        return respond("list_workspaces", tools.list_workspaces)
+
     def ingest(
         paths: Paths, workspace: WorkspaceArg = None, doc_type: DocType = None
     ) -> Annotated[CallToolResult, IngestReport]:
@@ -298,6 +377,8 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
     server.add_tool(explain, description=EXPLAIN_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(list_documents, description=LIST_DOCUMENTS_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(get_page_text, description=GET_PAGE_TEXT_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(get_unit_text, description=GET_UNIT_TEXT_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(list_workspaces, description=LIST_WORKSPACES_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(ingest, description=INGEST_DESCRIPTION, annotations=_INGEST)
     return server
 
