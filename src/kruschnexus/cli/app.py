@@ -21,6 +21,7 @@ def workspace_option(func: F) -> F:
         "-w",
         required=True,
         envvar="NEXUS_WORKSPACE",
+        show_envvar=True,
         help="Workspace name (a-z, 0-9, _ and -).",
     )(func)
 

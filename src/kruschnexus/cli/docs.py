@@ -16,7 +16,15 @@ def render() -> str:
     root = click.Context(cli, info_name="nexus", terminal_width=88, max_content_width=88)
     parts.append(f"```\n{cli.get_help(root)}\n```\n")
     for name in sorted(cli.commands):
-        command = cli.commands[name]
-        ctx = click.Context(command, info_name=name, parent=root, terminal_width=88, max_content_width=88)
-        parts.append(f"## nexus {name}\n\n```\n{command.get_help(ctx)}\n```\n")
+        parts += _command(cli.commands[name], name, root, "##")
     return "\n".join(parts)
+
+
+def _command(command: click.Command, name: str, parent: click.Context, level: str) -> list[str]:
+    """A command's section, then one per subcommand of a group (``nexus token create``)."""
+    ctx = click.Context(command, info_name=name, parent=parent, terminal_width=88, max_content_width=88)
+    parts = [f"{level} {ctx.command_path}\n\n```\n{command.get_help(ctx)}\n```\n"]
+    if isinstance(command, click.Group):
+        for sub in sorted(command.commands):
+            parts += _command(command.commands[sub], sub, ctx, level + "#")
+    return parts
