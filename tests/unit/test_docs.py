@@ -56,7 +56,7 @@ def documented_commands() -> list[tuple[str, list[str], dict[str, str]]]:
         for lang, body in FENCE.findall(page.read_text(encoding="utf-8")):
             if lang not in ("", "bash", "sh", "shell", "console"):
                 continue
-            for number, line in enumerate(body.splitlines(), start=1):
+            for line in body.splitlines():
                 words = shlex.split(line.lstrip("$ "), comments=True) if "nexus" in line else []
                 env: dict[str, str] = {}
                 while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
