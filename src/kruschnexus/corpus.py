@@ -128,12 +128,15 @@ class Corpus:
         doc_type: str | None = None,
         progress: Progress | None = None,
         ocr: str | None = None,
+        confined: bool = False,
     ) -> list[FileResult]:
         """Ingest files and folders into this workspace; returns one result per file.
 
-        ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call.
+        ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call. ``confined`` (for
+        servers, after :func:`~kruschnexus.sandbox.plan_ingest`): each file is opened without following any
+        symbolic link, so a checked path cannot be swapped for a link elsewhere before it is read.
         """
-        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr)
+        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined)
         results = ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
         self.lexicon.sync(self.store, self.workspace)
         return results

@@ -116,8 +116,15 @@ class Ingester:
     """
 
     def __init__(
-        self, store: PgStore, embedder: Embedder, settings: Settings, workspace: str, ocr: str | None = None
+        self,
+        store: PgStore,
+        embedder: Embedder,
+        settings: Settings,
+        workspace: str,
+        ocr: str | None = None,
+        confined: bool = False,
     ) -> None:
+        self.confined = confined
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -169,22 +176,24 @@ class Ingester:
 
     def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None) -> FileResult:
         _check_file(path, self.settings.max_file_bytes)
-        digest = blobs.sha256_file(path)
-        unchanged = self._unchanged(path, digest)
-        if unchanged is not None:
-            return unchanged
-        try:
-            return self._store_new(path, digest, doc_type, progress)
-        except _StoredMeanwhile:
-            return self._unchanged(path, digest) or FileResult(str(path), "unchanged", "stored by another writer")
-        except StoreUnavailable:
-            # The connection was lost mid-document: once more on a fresh connection, unless it was lost as the
-            # document was being committed and the commit went through.
-            stored = self._unchanged(path, digest)
-            if stored is not None:
-                stored.reason = "stored: the connection to the database was lost as the document was committed"
-                return stored
-            return self._store_new(path, digest, doc_type, progress)
+        # Read once: the hash, the reader and the kept bytes all see this one copy (see blobs.snapshot).
+        limit, blob_dir = self.settings.max_file_bytes, self.settings.blob_dir
+        with blobs.snapshot(path, blob_dir, limit, self.confined) as (copy, digest):
+            unchanged = self._unchanged(path, digest)
+            if unchanged is not None:
+                return unchanged
+            try:
+                return self._store_new(path, copy, digest, doc_type, progress)
+            except _StoredMeanwhile:
+                return self._unchanged(path, digest) or FileResult(str(path), "unchanged", "stored by another writer")
+            except StoreUnavailable:
+                # The connection was lost mid-document: once more on a fresh connection, unless it was lost as the
+                # document was being committed and the commit went through.
+                stored = self._unchanged(path, digest)
+                if stored is not None:
+                    stored.reason = "stored: the connection to the database was lost as the document was committed"
+                    return stored
+                return self._store_new(path, copy, digest, doc_type, progress)
 
     def _unchanged(self, path: Path, digest: str) -> FileResult | None:
         """The "unchanged" result when the same bytes are already stored in the workspace."""
@@ -194,9 +203,12 @@ class Ingester:
         note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
         return FileResult(str(path), "unchanged", note, doc_id=digest)
 
-    def _store_new(self, path: Path, digest: str, doc_type: str | None, progress: Progress | None) -> FileResult:
+    def _store_new(
+        self, path: Path, copy: Path, digest: str, doc_type: str | None, progress: Progress | None
+    ) -> FileResult:
+        """Store the document read from ``copy`` (the snapshot of ``path``, which names it)."""
         self._title = None
-        with self.reader.open(path, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
+        with self.reader.open(copy, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
             if progress is not None:
@@ -212,7 +224,7 @@ class Ingester:
                         "source": path.name,
                         "doc_type": doc_type,
                         "kind": source.kind,
-                        "byte_size": path.stat().st_size,
+                        "byte_size": copy.stat().st_size,
                         "page_count": source.page_count,
                         "extractor_version": EXTRACTOR_VERSION,
                         "chunker_version": CHUNKER_VERSION,
@@ -227,7 +239,7 @@ class Ingester:
                     self._title = file_words(path.name)[:EMBED_TITLE_CHARS]  # a row's first line names no document
                 self._write_pages(writer, digest, source.chunked_pages(), result, tick)
                 writer.announce(self.workspace, digest, "upsert")
-                blobs.keep(self.settings.blob_dir, path, digest)  # only once the file has been read whole
+                blobs.adopt(self.settings.blob_dir, copy, digest)  # only once the file has been read whole
         if result.needs_ocr:
             why = getattr(source, "ocr_missing", None) or "OCR is off (--ocr never)"
             result.reason = (

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from kruschnexus.config import Settings
 from kruschnexus.errors import ConfigError, QueryError
 from kruschnexus.hub import Hub
+from kruschnexus.sandbox import plan_ingest
 from tests.conftest import FIXTURES
 from tests.security.conftest import ATTEMPTS
 
@@ -106,3 +107,25 @@ def test_file_names_are_data(client: TestClient, hub: Hub, tmp_path: Path, works
     stored = upload.json()["files"][0]
     assert stored["status"] == "ingested" and "/" not in stored["file"] and ".." not in stored["file"]
     ATTEMPTS["SQL or traversal through file names (SDK and upload)"] += 2
+
+
+def test_a_checked_path_swapped_for_a_link_is_not_read(hub: Hub, tmp_path: Path, workspace: str) -> None:
+    """The MCP ingest checks paths (sandbox.plan_ingest), then reads them confined: a file replaced by a link out
+    of the roots between the check and the read fails alone, and nothing outside the roots is stored."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("The vault code is 0000.", encoding="utf-8")
+    (root / "notes.txt").write_text("Parking rules for the garage.", encoding="utf-8")
+    (root / "rules.txt").write_text("The tenant shall water the ficus.", encoding="utf-8")
+    plan = plan_ingest([str(root)], [root])
+    assert plan.files == [root / "notes.txt", root / "rules.txt"] and not plan.refused
+    (root / "rules.txt").unlink()
+    (root / "rules.txt").symlink_to(outside / "secret.txt")
+    with hub.corpus(workspace) as corpus:
+        notes, rules = corpus.ingest(plan.files, confined=True)
+        assert notes.status == "ingested"
+        assert rules.status == "failed" and "symbolic link" in rules.reason, rules.reason
+        assert [d.source for d in corpus.documents()] == ["notes.txt"]
+        assert corpus.search('"vault code"') == []
+    ATTEMPTS["a checked path swapped for a link before it is read"] += 1
