@@ -108,7 +108,11 @@ def _readers(server: psutil.Process) -> list[psutil.Process]:
 def _doomed_upload(base: str, pdf: bytes, serial: str) -> None:
     """Upload a document (killed by the bench before or while the server reads it)."""
     with httpx.Client(base_url=base, timeout=300) as http:
-        http.post("/v1/workspaces/load-shared/documents", files={"files": (f"doomed-{serial}.pdf", pdf)})
+        http.post(
+            "/v1/workspaces/load-shared/documents",
+            files={"files": (f"doomed-{serial}.pdf", pdf)},
+            data={"create": "true"},
+        )
 
 
 def inject(fault: str, home: Path, server: psutil.Process, base: str, marker: str, serial: int) -> tuple[str, str]:

@@ -170,7 +170,9 @@ class Client:
         started = time.perf_counter()
         try:
             reply = self.http.post(
-                f"/v1/workspaces/{workspace}/documents", files={"files": (f"agreement-{serial}.pdf", pdf)}
+                f"/v1/workspaces/{workspace}/documents",
+                files={"files": (f"agreement-{serial}.pdf", pdf)},
+                data={"create": "true"},
             )
         except httpx.HTTPError as exc:
             self.stats.fail("upload", time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
@@ -357,7 +359,9 @@ def seed_workspaces(base: str, markers: dict[str, str], seed: int) -> dict[str, 
     with httpx.Client(base_url=base, timeout=600) as http:
         for workspace, word in markers.items():
             pdf = make_pdf(word, f"seed-{workspace}", rng)
-            reply = http.post(f"/v1/workspaces/{workspace}/documents", files={"files": ("seed.pdf", pdf)})
+            reply = http.post(
+                f"/v1/workspaces/{workspace}/documents", files={"files": ("seed.pdf", pdf)}, data={"create": "true"}
+            )
             reply.raise_for_status()
             uploaded[workspace] = {reply.json()["files"][0]["doc_id"]}
             probe = http.get(f"/v1/workspaces/{workspace}/search", params={"q": marker_query(word), "k": 5})

@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from kruschnexus.api.app import create_app
 from kruschnexus.hub import Hub
@@ -256,3 +256,67 @@ def test_api_docs_render_without_internet(browser: WebDriver, base_url: str) -> 
             and "KruschNexus" in d.find_element(By.CSS_SELECTOR, "redoc h1").text
         )
     )
+
+
+def test_filters_are_controls_and_the_documents_are_listed(
+    browser: WebDriver, base_url: str, hub: Hub, fixtures_workspace: str
+) -> None:
+    with hub.corpus(fixtures_workspace) as corpus:
+        stored = sorted(d.source for d in corpus.documents())
+    browser.get(f"{base_url}/?workspace={fixtures_workspace}")
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#documents li")) == len(stored))
+    browser.find_element(By.CSS_SELECTOR, "#doc-list summary").click()
+    listed = sorted(b.text for b in browser.find_elements(By.CSS_SELECTOR, "#documents li button"))
+    assert listed == stored
+    assert browser.find_element(By.CSS_SELECTOR, "#doc-list summary").text == f"Documents ({len(stored)})"
+    Select(browser.find_element(By.ID, "filter-doc")).select_by_value("office_rent_roll.csv")
+    box = browser.find_element(By.ID, "query")
+    box.clear()
+    box.send_keys("monthly rent")
+    browser.find_element(By.ID, "go").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hits .hit"))
+    citations = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#hits .hit .citation")]
+    assert citations and all(c.startswith("office_rent_roll.csv ") for c in citations), citations
+    assert "doc:office_rent_roll.csv" in browser.find_element(By.ID, "status").text
+    browser.find_element(By.ID, "filter-pages").send_keys("two")
+    browser.find_element(By.ID, "go").click()
+    wait.until(lambda d: "Pages: a page number or a range" in d.find_element(By.ID, "status").text)
+
+
+def test_the_viewer_turns_pages_copies_the_citation_and_offers_the_original(
+    browser: WebDriver, base_url: str, hub: Hub, fixtures_workspace: str
+) -> None:
+    with hub.corpus(fixtures_workspace) as corpus:
+        hit = corpus.search(QUERY)[0]
+        pages = corpus.document(hit.doc_id).page_count
+    assert hit.page_number == 1 and pages >= 2
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": base_url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    _open_first(browser, base_url, fixtures_workspace, QUERY, "overlay")
+    wait = WebDriverWait(browser, 60)
+    assert not browser.find_element(By.ID, "prev-page").is_enabled()
+    browser.find_element(By.ID, "next-page").click()
+    wait.until(lambda d: d.find_element(By.ID, "viewer-title").text == f"{hit.source} p.2")
+    wait.until(lambda d: d.find_element(By.ID, "overlay").get_attribute("data-ready") == "1")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#overlay .box.hl"), "the cited span is not on page 2"
+    assert browser.find_elements(By.CSS_SELECTOR, "#overlay .box.nb")
+    browser.find_element(By.ID, "prev-page").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#overlay .box.hl"))
+
+    browser.find_element(By.ID, "copy-citation").click()
+    wait.until(lambda d: d.find_element(By.ID, "toolbar-note").text == "Citation copied.")
+    copied = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0])")
+    assert copied.startswith(hit.citation + "\n") and hit.text.split("\n")[0] in copied
+
+    browser.find_element(By.ID, "original").click()
+    wait.until(lambda d: d.find_element(By.ID, "original").get_attribute("data-ready") == "1")
+    link = browser.find_element(By.ID, "original")
+    assert link.get_attribute("href").startswith("blob:") and link.get_attribute("download") == hit.source
+    size = browser.execute_async_script(
+        "fetch(arguments[0].href).then(r => r.arrayBuffer()).then(b => arguments[1](b.byteLength))", link
+    )
+    with hub.corpus(fixtures_workspace) as corpus:
+        assert size == corpus.document(hit.doc_id).byte_size

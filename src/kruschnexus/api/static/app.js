@@ -5,6 +5,8 @@
 const $ = (id) => document.getElementById(id);
 const api = (path) => "/v1" + path;
 let lastHits = [];
+let documents = new Map(); // doc_id -> DocumentInfo of the chosen workspace
+let current = null; // what the viewer shows: { workspace, hit, number }
 
 function authHeaders() {
   const token = $("token").value.trim() || sessionStorage.getItem("nexus-token") || "";
@@ -38,10 +40,61 @@ async function loadWorkspaces() {
     }));
     const wanted = new URLSearchParams(location.search).get("workspace");
     if (wanted) select.value = wanted;
+    await loadDocuments(select.value);
     if (!workspaces.length) showStatus("No workspace yet: ingest documents first (nexus ingest FILE -w NAME).", false);
   } catch (error) {
     showStatus("Cannot list workspaces: " + error.message, true);
   }
+}
+
+async function loadDocuments(workspace) {
+  // The document list and the filter choices come from the workspace's stored documents.
+  documents = new Map();
+  $("documents").replaceChildren();
+  for (const id of ["filter-doc", "filter-type"]) $(id).replaceChildren($(id).options[0]);
+  if (!workspace) return;
+  let found = [];
+  try {
+    found = await getJson(api("/workspaces/" + encodeURIComponent(workspace) + "/documents"));
+  } catch (error) {
+    return; // an empty workspace, or no right to list it: the search itself will say
+  }
+  const types = new Set();
+  for (const doc of found) {
+    documents.set(doc.doc_id, doc);
+    if (doc.doc_type) types.add(doc.doc_type);
+    const pick = el("button", null, doc.source);
+    pick.type = "button";
+    pick.title = "Search this document only";
+    pick.addEventListener("click", () => { $("filter-doc").value = doc.source; $("query").focus(); });
+    const unit = doc.kind === "pdf" ? " pages" : " units";
+    const item = el("li");
+    item.append(pick, el("span", "muted", " · " + doc.kind + ", " + doc.page_count + unit));
+    $("documents").append(item);
+    const option = el("option", null, doc.source);
+    option.value = doc.source;
+    $("filter-doc").append(option);
+  }
+  for (const type of [...types].sort()) {
+    const option = el("option", null, type);
+    option.value = type;
+    $("filter-type").append(option);
+  }
+  $("doc-list").querySelector("summary").textContent = "Documents (" + found.length + ")";
+}
+
+function withFilters(query) {
+  // The filter controls are the query operators, written out (so the status line shows what was searched).
+  const quote = (value) => (/[\s"]/.test(value) ? '"' + value.replace(/"/g, "") + '"' : value);
+  const parts = [query.trim()];
+  if ($("filter-doc").value) parts.push("doc:" + quote($("filter-doc").value));
+  if ($("filter-type").value) parts.push("doc_type:" + quote($("filter-type").value));
+  const pages = $("filter-pages").value.trim();
+  if (pages) {
+    if (!/^[0-9]+(-[0-9]+)?$/.test(pages)) throw new Error("Pages: a page number or a range such as 2-5");
+    parts.push("page:" + pages);
+  }
+  return parts.join(" ");
 }
 
 function showStatus(message, isError) {
@@ -54,7 +107,14 @@ function showStatus(message, isError) {
 async function search(event) {
   event.preventDefault();
   const workspace = $("workspace").value;
-  const params = new URLSearchParams({ q: $("query").value, k: $("k").value || "5" });
+  let q;
+  try {
+    q = withFilters($("query").value);
+  } catch (error) {
+    showStatus(error.message, true);
+    return;
+  }
+  const params = new URLSearchParams({ q: q, k: $("k").value || "5" });
   $("hits").replaceChildren();
   $("viewer").hidden = true;
   showStatus("Searching…", false);
@@ -95,8 +155,11 @@ function hitItem(workspace, hit, index) {
   open.setAttribute("aria-label", "Show hit " + (index + 1) + ": " + hit.citation);
   item.append(open);
   const confidence = hit.confidence === null ? "n/a" : hit.confidence.toFixed(2);
-  item.append(el("div", "numbers", "score " + hit.score.toFixed(4) + " · confidence " + confidence +
-    " · chars " + hit.char_start + "–" + hit.char_end + (hit.used_ocr ? " · OCR" : "")));
+  const numbers = el("div", "numbers", "score " + hit.score.toFixed(4) + " · confidence " + confidence +
+    " · chars " + hit.char_start + "–" + hit.char_end + (hit.used_ocr ? " · OCR" : ""));
+  numbers.title = "Hits are ranked by score. Confidence is the calibrated chance that this span answers the" +
+    " question, judged for each hit on its own, so it need not fall with the rank.";
+  item.append(numbers);
   item.append(el("div", "reasons", hit.match_reasons.join(", ")));
   item.append(el("div", "snippet", hit.text.length > 400 ? hit.text.slice(0, 399) + "…" : hit.text));
   item.addEventListener("click", () => {
@@ -120,21 +183,39 @@ function moveFocus(event) {
   buttons[next].focus();
 }
 
+function documentBase(workspace, docId) {
+  return api("/workspaces/" + encodeURIComponent(workspace) + "/documents/" + docId);
+}
+
 async function showHit(workspace, hit) {
-  const base = api("/workspaces/" + encodeURIComponent(workspace) + "/documents/" + hit.doc_id);
+  const base = documentBase(workspace, hit.doc_id);
   const number = hit.page_number !== null ? hit.page_number : await unitNumber(base, hit);
-  const [page, spans] = await Promise.all([
-    getJson(base + "/pages/" + number), getJson(base + "/pages/" + number + "/spans"),
-  ]);
-  $("viewer").hidden = false;
+  current = { workspace: workspace, hit: hit, number: number };
   $("viewer-title").textContent = hit.citation;
   $("viewer-meta").textContent = hit.source + (hit.page_number !== null ? " · page " + hit.page_number + " of the PDF" : "") +
     " · characters " + hit.char_start + "–" + hit.char_end + " of the page text";
+  await showPage(number, hit);
+}
+
+async function showPage(number, hit) {
+  // One page (or unit) of the current document; the hit's span highlighted when it is on it.
+  const base = documentBase(current.workspace, current.hit.doc_id);
+  const [page, spans] = await Promise.all([
+    getJson(base + "/pages/" + number), getJson(base + "/pages/" + number + "/spans"),
+  ]);
+  current.number = number;
+  $("viewer").hidden = false;
   delete $("overlay").dataset.ready;
   delete $("unit-text").dataset.ready;
-  if (hit.page_number === null) {
+  updateToolbar();
+  if (current.hit.page_number === null) {
     showUnit(page, hit);
     return;
+  }
+  if (!hit) {
+    $("viewer-title").textContent = current.hit.source + " p." + number;
+    $("viewer-meta").textContent = current.hit.source + " · page " + number + " of the PDF · the cited span is on page " +
+      current.hit.page_number;
   }
   $("unit-text").hidden = true;
   $("page").hidden = false;
@@ -147,6 +228,53 @@ async function showHit(workspace, hit) {
   if (!response.ok) throw new Error("page image: " + response.status + " " + response.statusText);
   if (image.src.startsWith("blob:")) URL.revokeObjectURL(image.src);
   image.src = URL.createObjectURL(await response.blob());
+}
+
+function updateToolbar() {
+  const paged = current.hit.page_number !== null;
+  const doc = documents.get(current.hit.doc_id);
+  const last = doc ? doc.page_count : current.number;
+  $("prev-page").hidden = $("next-page").hidden = !paged;
+  $("prev-page").disabled = current.number <= 1;
+  $("next-page").disabled = current.number >= last;
+  $("toolbar-note").textContent = "";
+  const original = $("original");
+  if (original.href.startsWith("blob:")) URL.revokeObjectURL(original.href);
+  original.href = "#";
+  delete original.dataset.ready;
+}
+
+function turnPage(step) {
+  const number = current.number + step;
+  const hit = number === current.hit.page_number ? current.hit : null;
+  showPage(number, hit).catch((error) => showStatus(error.message, true));
+}
+
+async function copyCitation() {
+  const text = current.hit.citation + "\n\u201c" + current.hit.text + "\u201d";
+  try {
+    await navigator.clipboard.writeText(text);
+    $("toolbar-note").textContent = "Citation copied.";
+  } catch (error) {
+    $("toolbar-note").textContent = "Copying is not allowed here; select the citation above instead.";
+  }
+}
+
+async function openOriginal() {
+  // The original bytes, fetched with the token, then offered as a download under the document's own name.
+  const original = $("original");
+  const response = await fetch(documentBase(current.workspace, current.hit.doc_id) + "/original", { headers: authHeaders() });
+  if (!response.ok) throw new Error("original file: " + response.status + " " + response.statusText);
+  original.href = URL.createObjectURL(await response.blob());
+  original.download = current.hit.source;
+  original.dataset.ready = "1";
+  original.click(); // now a plain link to the bytes: this click downloads them
+}
+
+function openOriginalSafely(event) {
+  if ($("original").dataset.ready === "1") return;
+  event.preventDefault();
+  openOriginal().catch((error) => showStatus(error.message, true));
 }
 
 async function unitNumber(base, hit) {
@@ -167,10 +295,10 @@ function drawBoxes(page, hit, spans) {
     overlay.append(node);
   };
   for (const span of spans) {
-    if (span.char_start === hit.char_start && span.char_end === hit.char_end) continue;
+    if (hit && span.char_start === hit.char_start && span.char_end === hit.char_end) continue;
     for (const box of span.boxes || []) place(box, "nb");
   }
-  for (const box of hit.boxes || []) place(box, "hl");
+  for (const box of (hit && hit.boxes) || []) place(box, "hl");
   const first = overlay.querySelector(".box.hl");
   if (first) first.scrollIntoView({ block: "center" });
   overlay.dataset.ready = "1";
@@ -196,5 +324,10 @@ $("token").addEventListener("change", () => {
   loadWorkspaces();
 });
 $("search-form").addEventListener("submit", search);
+$("workspace").addEventListener("change", () => loadDocuments($("workspace").value));
+$("prev-page").addEventListener("click", () => turnPage(-1));
+$("next-page").addEventListener("click", () => turnPage(1));
+$("copy-citation").addEventListener("click", copyCitation);
+$("original").addEventListener("click", openOriginalSafely);
 $("hits").addEventListener("keydown", moveFocus);
 loadWorkspaces();
