@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -136,3 +140,15 @@ def test_non_finite_vector_raises_embed_error(bad: float) -> None:
 
     with pytest.raises(EmbedError):
         FixedEmbedder(4, make).embed(["a", "b"])
+
+
+def test_the_local_model_writes_nothing_in_the_home_folder(tmp_path: Path) -> None:
+    """onnxruntime's telemetry (a device id and an event database under ~/.cache/Microsoft) is off."""
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"} | {"HOME": str(tmp_path)}
+    code = (
+        "from kruschnexus.embed.local import MiniLmEmbedder\n"
+        "assert MiniLmEmbedder(threads=1).embed(['hello world']).shape == (1, 384)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [p for p in tmp_path.rglob("*")] == [], "the model wrote into the home folder"

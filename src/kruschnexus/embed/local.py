@@ -7,6 +7,7 @@ shipped here; both are checked by sha256 before use. Nothing is downloaded.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -48,6 +49,10 @@ class MiniLmEmbedder(Embedder):
     floor = 0.45
 
     def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+        # onnxruntime's telemetry would keep a device id and an event database under ~/.cache/Microsoft and try
+        # to upload it; nothing leaves this machine and nothing is written outside NEXUS_HOME (a user may still
+        # set ORT_DISABLE_TELEMETRY=0 to allow it).
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
             import onnxruntime
             import tokenizers
