@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from collections.abc import Iterator, Sequence
@@ -24,6 +25,7 @@ from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
+from kruschnexus.worker import ReaderPool
 
 _WORKSPACE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
@@ -61,6 +63,7 @@ class Corpus:
         embedder: Embedder | None = None,
         store: PgStore | None = None,
         lexicon: Lexicon | None = None,
+        readers: ReaderPool | None = None,
     ) -> None:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
@@ -68,6 +71,7 @@ class Corpus:
         embedder: an already loaded embedding model to share; built from ``settings.embedder`` when omitted.
         store: an open store to borrow (a server's connection pool); :meth:`close` then leaves it open.
         lexicon: the process's lexical indexes to share (a server's); opened under ``NEXUS_HOME`` when omitted.
+        readers: warm reader processes to borrow for ingests (a server's); each ingest starts its own without.
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
@@ -77,6 +81,7 @@ class Corpus:
         self._embedder: Embedder | None = embedder
         self._lexicon = lexicon
         self._owns_lexicon = lexicon is None
+        self._readers = readers
 
     def __enter__(self) -> Corpus:
         return self
@@ -136,8 +141,12 @@ class Corpus:
         servers, after :func:`~kruschnexus.sandbox.plan_ingest`): each file is opened without following any
         symbolic link, so a checked path cannot be swapped for a link elsewhere before it is read.
         """
-        ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined)
-        results = ingester.ingest([Path(p).expanduser() for p in paths], doc_type=doc_type, progress=progress)
+        files = [Path(p).expanduser() for p in paths]
+        with self._readers.borrow() if self._readers else contextlib.nullcontext(None) as reader:
+            ingester = Ingester(
+                self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined, reader=reader
+            )
+            results = ingester.ingest(files, doc_type=doc_type, progress=progress)
         self.lexicon.sync(self.store, self.workspace)
         return results
 

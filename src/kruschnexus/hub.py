@@ -24,6 +24,7 @@ from kruschnexus.schema.v1 import WorkspaceInfo
 from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.wire import workspace_from_row
+from kruschnexus.worker import ReaderPool, ReadLimits
 
 POOL_WAIT_SECONDS = 30.0
 
@@ -46,6 +47,8 @@ class Hub:
         self._lock = threading.Lock()
         self.database = Database(settings.database_url, settings.pgdata)
         self.lexicon = Lexicon(settings.lexical_dir)
+        #: Reader processes kept warm for ingests (an upload does not wait for one to start).
+        self.readers = ReaderPool(ReadLimits.from_settings(settings))
 
     def __enter__(self) -> Hub:
         return self
@@ -68,9 +71,11 @@ class Hub:
         with self._store():
             pass
         _ = self.embedder
+        self.readers.warm()
 
     def close(self) -> None:
-        """Close every idle connection, the lexical indexes and release the embedded server."""
+        """Stop the idle readers, close every idle connection and the lexical indexes, release the embedded server."""
+        self.readers.close()
         self.lexicon.close()
         while True:
             try:
@@ -86,7 +91,14 @@ class Hub:
         """A :class:`Corpus` for ``workspace`` on a borrowed connection, returned to the pool afterwards."""
         name = check_workspace_name(workspace)
         with self._store() as store:
-            yield Corpus(name, settings=self.settings, embedder=self.embedder, store=store, lexicon=self.lexicon)
+            yield Corpus(
+                name,
+                settings=self.settings,
+                embedder=self.embedder,
+                store=store,
+                lexicon=self.lexicon,
+                readers=self.readers,
+            )
 
     def workspaces(self) -> list[WorkspaceInfo]:
         """Every workspace with its model and document count."""

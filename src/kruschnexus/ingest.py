@@ -123,19 +123,23 @@ class Ingester:
         workspace: str,
         ocr: str | None = None,
         confined: bool = False,
+        reader: ReadWorker | None = None,
     ) -> None:
         self.confined = confined
+        #: A reader lent by the caller (a server's warm one) is not stopped by :meth:`close`.
+        self._owns_reader = reader is None
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.workspace = workspace
         self.read_options = read_options(settings, ocr)
-        self.reader = ReadWorker(ReadLimits.from_settings(settings))
+        self.reader = reader or ReadWorker(ReadLimits.from_settings(settings))
         self._title: str | None = None
 
     def close(self) -> None:
-        """Stop the reader process (a later file starts another)."""
-        self.reader.close()
+        """Stop the reader process (a later file starts another), unless it was lent."""
+        if self._owns_reader:
+            self.reader.close()
 
     def ingest(
         self, paths: Sequence[Path], doc_type: str | None = None, progress: Progress | None = None

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kruschnexus.errors import without_paths
-from kruschnexus.ingest import FileResult
 from kruschnexus.model import locator_label
 from kruschnexus.schema.v1 import DocumentInfo, Hit, IngestedFile, IngestReport, PageText, WorkspaceInfo
 
@@ -96,7 +95,24 @@ def page_from_row(row: Mapping[str, Any]) -> PageText:
     )
 
 
-def ingest_report(workspace: str, results: Sequence[FileResult], uploads: bool = False) -> IngestReport:
+class IngestOutcome(Protocol):
+    """What happened to one file (:class:`kruschnexus.ingest.FileResult` has these)."""
+
+    path: str
+    status: str
+    reason: str
+    doc_id: str | None
+    kind: str
+    pages: int
+    spans: int
+    needs_ocr: list[int]
+    ocr_pages: list[int]
+    ocr_no_text: list[int]
+    seconds: float
+    meta: dict[str, Any]
+
+
+def ingest_report(workspace: str, results: Sequence[IngestOutcome], uploads: bool = False) -> IngestReport:
     """Ingest results in the one shape every surface answers with; ``uploads``: the files were a client's uploads,
     so no server path is shown (``path`` is the file's name, reasons have paths removed)."""
     files = []

@@ -248,3 +248,17 @@ def test_api_docs_load_every_asset_from_the_server_itself(client: TestClient, pa
 def test_the_web_page_links_the_api_docs(client: TestClient) -> None:
     html = client.get("/").text
     assert 'href="/docs"' in html and 'href="/redoc"' in html
+
+
+def test_uploads_borrow_one_warm_reader(client: TestClient, app: FastAPI, workspace: str) -> None:
+    readers = app.state.hub.readers
+    readers.warm()
+    [warm] = readers.idle
+    pid = warm.pid
+    assert pid is not None, "the reader is started before the first upload"
+    for n in range(2):
+        text = f"Upload {n} of {workspace}: the tenant shall water the ficus.\n".encode()
+        files = [("files", (f"note{n}.txt", text))]
+        reply = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
+        assert reply.status_code == 200 and reply.json()["files"][0]["status"] == "ingested", reply.text
+    assert readers.idle == (warm,) and warm.pid == pid and warm.started == 1, "each upload started its own reader"
