@@ -39,22 +39,6 @@ def blob_path(root: Path, digest: str) -> Path:
     return root / digest[:2] / digest
 
 
-def keep(root: Path, source: Path, digest: str) -> Path:
-    """Copy ``source`` into the store (atomically; a no-op when already there)."""
-    target = blob_path(root, digest)
-    if target.is_file():
-        return target
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".incoming-")
-        with os.fdopen(fd, "wb") as out, source.open("rb") as src:
-            shutil.copyfileobj(src, out)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise ConfigError(f"cannot keep a copy of {source} under {root}: {exc}") from exc
-    return target
-
-
 def forget(root: Path, digest: str) -> None:
     """Remove kept bytes no workspace refers to any more (absent bytes are fine)."""
     try:
