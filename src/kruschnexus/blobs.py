@@ -69,7 +69,9 @@ def snapshot(path: Path, root: Path, max_bytes: int, confined: bool = False) -> 
             copy = folder / path.name
             digest = hashlib.sha256()
             written = 0
-            with os.fdopen(os.dup(fd), "rb") as src, copy.open("xb") as out:
+            # Private to this user, like every kept copy (the original's permissions are not carried over).
+            out_fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            with os.fdopen(os.dup(fd), "rb") as src, os.fdopen(out_fd, "wb") as out:
                 while chunk := src.read(_CHUNK):
                     written += len(chunk)
                     if written > max_bytes:
@@ -84,13 +86,16 @@ def snapshot(path: Path, root: Path, max_bytes: int, confined: bool = False) -> 
 
 
 def adopt(root: Path, copy: Path, digest: str) -> Path:
-    """Move a :func:`snapshot` copy into the store (atomically; a no-op when the bytes are there already)."""
+    """Put a :func:`snapshot` copy into the store (a hard link: atomic, and the copy stays readable until the
+    snapshot closes, for a retry); a no-op when the bytes are there already."""
     target = blob_path(root, digest)
     if target.is_file():
         return target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(copy, target)
+        os.link(copy, target)
+    except FileExistsError:  # another writer kept the same bytes meanwhile
+        pass
     except OSError as exc:
         raise ConfigError(f"cannot keep a copy of {copy.name} under {root}: {exc}") from exc
     return target
@@ -105,9 +110,15 @@ def _staging(root: Path) -> Path:
         raise ConfigError(f"cannot write the staging folder under {root}: {exc}") from exc
 
 
+#: Opening a FIFO (swapped in after the checks) must not wait for a writer; regular files ignore the flag.
+_FILE_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+#: Folders on a confined path are only passed through: O_PATH needs search (x) permission, not read (r).
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+
+
 def _open(path: Path) -> int:
     try:
-        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.open(path, _FILE_FLAGS)
     except OSError as exc:
         raise ParseError(path, f"cannot open the file ({exc.strerror or exc})") from exc
 
@@ -117,14 +128,13 @@ def _open_confined(path: Path) -> int:
     symbolic link, so the file opened is the one at that path, whatever was swapped in since it was checked."""
     if not path.is_absolute():
         raise ParseError(path, "a confined open needs an absolute path")
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
     parts = path.parts[1:]
-    fd = os.open(path.anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = os.open(path.anchor, _DIR_FLAGS)
     try:
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
             try:
-                nxt = os.open(part, flags | (0 if last else os.O_DIRECTORY), dir_fd=fd)
+                nxt = os.open(part, (_FILE_FLAGS | os.O_NOFOLLOW) if last else _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
                 where = "the file" if last else f"the folder {part!r} on its path"
                 why = {errno.ELOOP: "is a symbolic link", errno.ENOTDIR: "is a symbolic link or not a folder"}.get(

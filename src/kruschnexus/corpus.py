@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -329,6 +330,8 @@ class Corpus:
         Raises:
             NotFoundError: no such document, or no unit there.
         """
+        if "\\u0000" in json.dumps(locator):  # json writes a NUL as \\u0000
+            raise ConfigError("locator: contains a NUL character")
         row = self.store.unit(self.workspace, doc_id, locator)
         if row is None:
             self.document(doc_id)

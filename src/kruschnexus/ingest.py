@@ -148,7 +148,9 @@ class Ingester:
         self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
         results = []
         try:
-            for path, named in expand(paths):
+            # Confined paths were checked one by one (folders expanded by the sandbox): none is walked again here.
+            items = [(p, True) for p in paths] if self.confined else expand(paths)
+            for path, named in items:
                 result = self.ingest_file(path, doc_type, named, progress)
                 if progress is not None:
                     progress.file_done(result)

@@ -177,7 +177,11 @@ def test_an_upload_to_a_missing_workspace_is_404_unless_asked_to_create(client: 
     assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM
     assert "does not exist" in missing.json()["detail"] and "create=true" in missing.json()["detail"]
     assert workspace not in [w["name"] for w in client.get("/v1/workspaces").json()], "a misspelt name was created"
-    created = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
+    too_big = [("files", ("big.pdf", b"%PDF-1.7\n" + b"0" * 2_100_000))]
+    failed = client.post(f"/v1/workspaces/{workspace}/documents", files=too_big, data={"create": "true"})
+    assert failed.status_code == 200 and failed.json()["files"][0]["status"] == "failed"
+    assert workspace in [w["name"] for w in client.get("/v1/workspaces").json()], "create=true creates it anyway"
+    created = client.post(f"/v1/workspaces/{workspace}/documents", files=files)
     assert created.status_code == 200 and created.json()["files"][0]["status"] == "ingested"
 
 
@@ -250,15 +254,18 @@ def test_the_web_page_links_the_api_docs(client: TestClient) -> None:
     assert 'href="/docs"' in html and 'href="/redoc"' in html
 
 
-def test_uploads_borrow_one_warm_reader(client: TestClient, app: FastAPI, workspace: str) -> None:
+def test_uploads_borrow_a_warm_reader_and_never_share_one(client: TestClient, app: FastAPI, workspace: str) -> None:
     readers = app.state.hub.readers
     readers.warm()
-    [warm] = readers.idle
-    pid = warm.pid
-    assert pid is not None, "the reader is started before the first upload"
+    seen = []
     for n in range(2):
+        [warm] = readers.idle
+        assert warm.pid is not None, "a reader is started before the upload comes"
+        seen.append(warm.pid)
         text = f"Upload {n} of {workspace}: the tenant shall water the ficus.\n".encode()
         files = [("files", (f"note{n}.txt", text))]
         reply = client.post(f"/v1/workspaces/{workspace}/documents", files=files, data={"create": "true"})
         assert reply.status_code == 200 and reply.json()["files"][0]["status"] == "ingested", reply.text
-    assert readers.idle == (warm,) and warm.pid == pid and warm.started == 1, "each upload started its own reader"
+        assert warm.pid is None and warm.started == 1, "the upload used the warm reader, which is then stopped"
+    [fresh] = readers.idle
+    assert fresh.pid is not None and len({*seen, fresh.pid}) == 3, "each upload gets a reader of its own"

@@ -175,6 +175,8 @@ async def a_folder_with_a_stray_link_and_unit_text(session: ClientSession, root:
     assert unit.text[hit.char_start : hit.char_end] == hit.text and unit.locator == hit.locator
     missing = await session.call_tool("get_unit_text", {"doc_id": hit.doc_id, "locator": {"kind": "row", "row": 999}})
     assert missing.is_error and "has no unit at" in error_text(missing)
+    nul = await session.call_tool("get_unit_text", {"doc_id": hit.doc_id, "locator": {"kind": "row\u0000"}})
+    assert nul.is_error and error_text(nul) == "locator: contains a NUL character"
 
 
 async def invalid_arguments_read_plainly(session: ClientSession) -> None:

@@ -333,3 +333,18 @@ def test_docx_without_text(tmp_path: Path) -> None:
     path = _write(tmp_path / "blank.docx", document)
     with pytest.raises(ParseError, match="the DOCX file has no text"):
         open_docx(path)
+
+
+def test_a_row_that_starts_past_the_first_column_keeps_its_column_names(tmp_path: Path) -> None:
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=3)
+    for c, name in enumerate(("Name", "Amount", "Date")):
+        table.cell(0, c).text = name
+    table.cell(1, 1).text, table.cell(1, 2).text = "500", "2024-01-01"
+    row = table.rows[1]._tr
+    row.remove(row.tc_lst[0])  # the row starts at the second column of the grid
+    row.get_or_add_trPr().append(_w("w:gridBefore", val="1"))
+    path = _write(tmp_path / "grid_before.docx", document)
+    assert docx.Document(str(path)).tables[0].rows[1].grid_cols_before == 1
+    found = {loc["row"]: text for loc, text, _, _ in units(path)}
+    assert found == {1: "Name\nAmount\nDate", 2: "Amount: 500\nDate: 2024-01-01"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,16 @@ def test_the_snapshot_is_the_file_and_its_hash(tmp_path_factory: pytest.TempPath
         assert not copy.exists(), "the staging copy is removed"
 
 
-def test_adopted_snapshot_is_kept_and_staging_is_emptied(tree: dict[str, Path]) -> None:
+def test_adopted_snapshot_is_kept_private_and_staging_is_emptied(tree: dict[str, Path]) -> None:
     path = tree["root"] / "docs" / "lease.txt"
+    path.chmod(0o644)
     with blobs.snapshot(path, tree["store"], 1 << 20) as (copy, digest):
+        assert stat.S_IMODE(copy.stat().st_mode) == 0o600, "the copy is private to this user"
         kept = blobs.adopt(tree["store"], copy, digest)
+        assert copy.read_bytes() == path.read_bytes(), "the copy stays for a retry until the snapshot closes"
+        assert blobs.adopt(tree["store"], copy, digest) == kept, "keeping the same bytes again is a no-op"
     assert kept == blobs.blob_path(tree["store"], digest) and kept.read_bytes() == path.read_bytes()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert list((tree["store"] / blobs.STAGING).iterdir()) == []
 
 
@@ -76,3 +82,13 @@ def test_over_the_limit_and_not_a_file(tree: dict[str, Path]) -> None:
         with blobs.snapshot(tree["root"] / "docs", tree["store"], 1 << 20):
             pass
     assert list((tree["store"] / blobs.STAGING).iterdir()) == []
+
+
+def test_a_fifo_swapped_in_fails_at_once_instead_of_waiting_for_a_writer(tree: dict[str, Path]) -> None:
+    path = tree["root"] / "docs" / "lease.txt"
+    path.unlink()
+    os.mkfifo(path)
+    for confined in (False, True):
+        with pytest.raises(ParseError, match="not a regular file"):
+            with blobs.snapshot(path, tree["store"], 1 << 20, confined=confined):
+                pass

@@ -120,7 +120,9 @@ def upload_documents(
 ) -> IngestReport:
     """Ingest uploaded files; one bad file (damaged, of an unknown kind, over the size limit) never stops the rest.
     The workspace must exist, or ``create`` be true: a misspelt name is an error, not a new workspace."""
-    if not create and not corpus.exists():
+    if create:
+        corpus.create()  # now, so that it exists even when every file fails
+    elif not corpus.exists():
         raise NotFoundError(
             f"workspace {corpus.workspace!r} does not exist: create it (POST /v1/workspaces) or send create=true"
         )

@@ -298,7 +298,7 @@ class NexusServer(MCPServer[None]):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(invalid_arguments(name, exc.__cause__)) from None
+                raise ToolError(invalid_arguments(name, exc.__cause__)) from exc.__cause__
             raise
 
 

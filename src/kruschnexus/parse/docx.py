@@ -215,25 +215,29 @@ def _table_units(table: Table, number: int) -> tuple[list[Unit], int]:
     units: list[Unit] = []
     seen: set[Any] = set()  # the cells' w:tc elements (kept alive here, so lxml keeps their identity)
     rows = table.rows
-    header = [cell._tc for cell in rows[0].cells] if len(rows) else []
-    names = [cell_text(tc).strip() or f"column {c}" for c, tc in enumerate(header, start=1)]
+    header = dict(_grid(rows[0])) if len(rows) else {}
+    names = {c: cell_text(tc).strip() or f"column {c}" for c, tc in header.items()}
     for r, row in enumerate(rows, start=1):
         lines: list[str] = []
         in_row: set[Any] = set()
-        for c, cell in enumerate(row.cells, start=1):
-            tc = cell._tc
-            if tc in in_row or (r > 1 and c <= len(header) and tc is header[c - 1]):
+        for c, tc in _grid(row):
+            if tc in in_row or (r > 1 and header.get(c) is tc):
                 continue  # a merged cell's repeat, or a header cell merged down into this row
             in_row.add(tc)
             text = cell_text(tc)
             if not text.strip():
                 continue
             seen.add(tc)
-            name = names[c - 1] if c <= len(names) else f"column {c}"
-            lines.append(text if r == 1 else f"{name}: {text}")
+            lines.append(text if r == 1 else f"{names.get(c, f'column {c}')}: {text}")
         if lines:
             units.append(Unit("\n".join(lines), BlockKind.TABLE, {"kind": "table_row", "table": number, "row": r}))
     return units, len(seen)
+
+
+def _grid(row: Any) -> list[tuple[int, Any]]:
+    """A row's cells as ``(layout-grid column, w:tc)``, 1-based: a row may start past the first column
+    (``w:gridBefore``), and python-docx lists a merged cell once per column it spans."""
+    return [(row.grid_cols_before + k, cell._tc) for k, cell in enumerate(row.cells, start=1)]
 
 
 def heading_level(paragraph: Paragraph) -> int:

@@ -1,5 +1,9 @@
 """Reader processes kept warm for a long-running server (REST, MCP): an ingest borrows one instead of starting a
-process (Python and the PDF, Office and OCR readers imported) for every request."""
+process (Python and the PDF, Office and OCR readers imported) for every request.
+
+A reader serves one request only: when it comes back it is stopped and a fresh one is started in its place (it
+imports its readers while the server waits for the next request), so whatever a hostile file did to a reader never
+meets another request's files."""
 
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ KEEP_IDLE = 1
 
 
 class ReaderPool:
-    """Lends :class:`ReadWorker` s: at most :data:`KEEP_IDLE` wait between requests, each used by one request at a
-    time; a reader that failed with an error the caller did not handle is closed, not kept."""
+    """Lends :class:`ReadWorker` s, each to one request: at most :data:`KEEP_IDLE` fresh ones wait between
+    requests."""
 
     def __init__(self, limits: ReadLimits) -> None:
         self.limits = limits
@@ -30,29 +34,28 @@ class ReaderPool:
             return tuple(self._idle)
 
     def warm(self) -> None:
-        """Start one reader now, so that the first request does not wait for it."""
+        """Start a reader now (unless :data:`KEEP_IDLE` wait already), so that the next request does not wait."""
         with self._lock:
-            if self._idle or self._closed:
+            if len(self._idle) >= KEEP_IDLE or self._closed:
                 return
-            worker = ReadWorker(self.limits)
-            self._idle.append(worker)
-        worker.start()
+        worker = ReadWorker(self.limits)
+        worker.start()  # before it can be lent: one thread starts it
+        with self._lock:
+            if len(self._idle) < KEEP_IDLE and not self._closed:
+                self._idle.append(worker)
+                return
+        worker.close()
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[ReadWorker]:
-        """A reader for one request, given back afterwards."""
+        """A fresh reader for one request; stopped afterwards, and another started in its place."""
         with self._lock:
             worker = self._idle.pop() if self._idle else ReadWorker(self.limits)
         try:
             yield worker
-        except BaseException:
+        finally:
             worker.close()
-            raise
-        with self._lock:
-            if not self._closed and len(self._idle) < KEEP_IDLE:
-                self._idle.append(worker)
-                return
-        worker.close()
+            self.warm()
 
     def close(self) -> None:
         """Stop the idle readers; readers lent out are stopped when they come back."""
