@@ -102,12 +102,28 @@ def adopt(root: Path, copy: Path, digest: str) -> Path:
 
 
 def _staging(root: Path) -> Path:
+    """A fresh staging folder, named after this process; the folders of processes that died (a kill during an
+    ingest) are removed first."""
     try:
         base = root / STAGING
         base.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(dir=base))
+        for entry in base.iterdir():
+            owner = entry.name.split("-", 1)[0]
+            if owner.isdigit() and int(owner) != os.getpid() and not _alive(int(owner)):
+                shutil.rmtree(entry, ignore_errors=True)
+        return Path(tempfile.mkdtemp(dir=base, prefix=f"{os.getpid()}-"))
     except OSError as exc:
         raise ConfigError(f"cannot write the staging folder under {root}: {exc}") from exc
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 #: Opening a FIFO (swapped in after the checks) must not wait for a writer; regular files ignore the flag.

@@ -7,7 +7,7 @@ counts only the documents it still has to store) and 10 times when the client is
 ``application_name``) writing in a document transaction. Each run resumes the workspace left by the previous kill;
 after ``CHAIN`` kills an uninterrupted run must complete it, and so must any run that ends before its kill. After every
 kill: each stored document equals the reference's (documents row, every page, block and span), no orphan row, and
-every kept blob's bytes match its name (``.incoming-`` temp files are counted, never taken as kept bytes).
+every kept blob's bytes match its name (staging copies left by a kill are counted, never taken as kept bytes).
 
 ``test_embedded_server_*``: clients that know only ``NEXUS_HOME`` share the embedded server; one SIGKILLed mid-ingest
 leaves the server up for the others, the next client completes the work, and the server still stops when the last
@@ -37,6 +37,7 @@ import psutil
 import psycopg
 import pytest
 
+from kruschnexus import blobs
 from kruschnexus.config import Settings
 from kruschnexus.store.embedded import EmbeddedServer
 from tests.conftest import FIXTURES
@@ -192,13 +193,13 @@ def _await_transaction(conn: psycopg.Connection[Any], proc: subprocess.Popen[byt
 
 def _blob_state(home: Path, doc_ids: list[str]) -> tuple[list[str], int]:
     """Problems with kept bytes (a name that is not the sha256 of its content, a document without its bytes) and
-    the number of ``.incoming-`` temp files left by kills."""
+    the number of staging copies left by kills (the next ingest removes those of dead processes)."""
     root = home / "blobs"
     problems, incoming = [], 0
     for path in sorted(root.rglob("*")) if root.is_dir() else []:
         if path.is_dir():
             continue
-        if path.name.startswith(".incoming-"):
+        if blobs.STAGING in path.relative_to(root).parts:
             incoming += 1
         elif hashlib.sha256(path.read_bytes()).hexdigest() != path.name:
             problems.append(f"{path} does not hold the bytes its name says")
@@ -418,7 +419,7 @@ def test_fifty_kills_leave_whole_documents_or_none_and_the_rerun_completes(
     expected = (len(reference), sum(r[5] for r in reference.values()), sum(r[7] for r in reference.values()))
     assert counts == expected, crasher.report()
     inside = crasher.phases["document transaction"] + crasher.phases["commit"]
-    summary = f"kills inside a document transaction: {inside}/{KILLS}; .incoming- files left: {crasher.incoming}"
+    summary = f"kills inside a document transaction: {inside}/{KILLS}; staging copies left: {crasher.incoming}"
     print(summary)  # noqa: T201
     assert inside >= 10, f"too few kills landed inside a document transaction\n{crasher.report()}"
     assert crasher.phases["no connection"] >= 1, f"no kill landed during process start\n{crasher.report()}"

@@ -92,3 +92,14 @@ def test_a_fifo_swapped_in_fails_at_once_instead_of_waiting_for_a_writer(tree: d
         with pytest.raises(ParseError, match="not a regular file"):
             with blobs.snapshot(path, tree["store"], 1 << 20, confined=confined):
                 pass
+
+
+def test_staging_left_by_a_dead_process_is_removed_and_a_live_ones_kept(tree: dict[str, Path]) -> None:
+    base = tree["store"] / blobs.STAGING
+    dead, live = base / "999999999-x1", base / f"{os.getppid()}-x2"  # no such pid; this test's parent
+    for folder in (dead, live):
+        folder.mkdir(parents=True)
+        (folder / "lease.pdf").write_bytes(b"partial")
+    with blobs.snapshot(tree["root"] / "docs" / "lease.txt", tree["store"], 1 << 20):
+        pass
+    assert not dead.exists() and (live / "lease.pdf").exists()

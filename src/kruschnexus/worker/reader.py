@@ -22,8 +22,7 @@ process group is killed and the file fails with a :class:`~kruschnexus.errors.Pa
 ("took longer than 120 s to read; stopped"); the next file starts a fresh process.
 
 Failures inside the reader come back as they would in-process: a ``ParseError`` as a ``ParseError`` for the same
-path and page, a ``MemoryError`` (the cap) as "needed more than 2048 MB to read; stopped" (so is a death by a
-signal at the cap: a C library that cannot allocate aborts rather than raise), any other death by a signal as
+path and page, a ``MemoryError`` (the cap) as "needed more than 2048 MB to read; stopped", a death by a signal as
 "the reader crashed (signal 11, SIGSEGV); stopped", and any other exception, a reader bug, as a
 :class:`ReaderBugError` carrying the child's traceback.
 
@@ -60,9 +59,6 @@ GRACE_SECONDS = 5.0
 #: Seconds a new reader may take to start (import the readers); not counted in any file's time.
 START_SECONDS = 60.0
 _BOOT = "import sys; from kruschnexus.worker.child import main; main(sys.argv[1:])"
-#: A reader killed by a signal whose peak resident size came within this much of its memory cap (or to half of
-#: it, for small caps) died of the cap: its address space holds this much more than it touches (libraries mapped).
-AT_CAP_SLACK = 256 * 1024 * 1024
 #: Classes a reader's messages may contain besides builtins (pages, spans and what they hold).
 _ALLOWED = {("kruschnexus.model", name) for name in ("Page", "Block", "BlockKind", "Line", "Cell", "Chunk")}
 _SAFE_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes"})
@@ -255,16 +251,14 @@ class ReadWorker:
     def _death_reason(self) -> str:
         process = self._process
         assert process is not None
-        code, peak = _reap(process, GRACE_SECONDS)
+        try:
+            code = process.wait(GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
         self._kill()
         if code is None:
             return "the reader stopped answering; stopped"
         if code == MEMORY_EXIT:
-            return self.limits.memory_reason()
-        cap = self.limits.memory_mb * 1024 * 1024
-        if code < 0 and peak >= max(cap / 2, cap - AT_CAP_SLACK):
-            # A C library (pdfium, Tesseract's) that cannot allocate under the cap aborts or faults instead of
-            # raising MemoryError: a death by a signal at the cap is the memory cap, not a crash.
             return self.limits.memory_reason()
         if code < 0:
             try:
@@ -440,21 +434,3 @@ def _loads(data: bytes) -> Message:
     if not isinstance(message, tuple) or not message:
         raise pickle.UnpicklingError("a reader message is a non-empty tuple")
     return message
-
-
-def _reap(process: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, int]:
-    """Wait up to ``timeout`` seconds for the reader to exit: its exit code (negative: the signal) and its peak
-    resident size in bytes (0 when unknown), or ``(None, 0)`` when it is still running."""
-    deadline = time.monotonic() + timeout
-    while process.returncode is None:
-        try:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        except ChildProcessError:  # reaped elsewhere already
-            return process.wait(), 0
-        if pid:
-            process.returncode = os.waitstatus_to_exitcode(status)
-            return process.returncode, usage.ru_maxrss * 1024  # Linux reports kilobytes
-        if time.monotonic() >= deadline:
-            return None, 0
-        time.sleep(0.01)
-    return process.returncode, 0
