@@ -17,6 +17,7 @@ from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.parse.ocr import OcrMode, tesseract_version
 from kruschnexus.worker import ReadLimits, ReadWorker
+from kruschnexus.worker import reader as reader_module
 from tests.conftest import FIXTURES
 from tests.pdfgen import long_agreement
 
@@ -135,6 +136,31 @@ def test_over_the_memory_cap_is_a_clean_error(tmp_path: Path) -> None:
         assert caught.value.reason == "needed more than 400 MB to read; stopped"
         with worker.open(FIXTURES / "html_filing.html") as source:
             assert list(source.pages())
+
+
+#: A reader whose file read fills most of its address space, then dies as a C library does when an allocation fails
+#: under the cap (pdfium's out-of-memory handler faults on purpose); it works a moment at that size first, as a real
+#: read that grows does, so the parent notes its peak.
+_DIES_AT_CAP = (
+    "import os, signal, sys, time\n"
+    "from kruschnexus.worker import child\n"
+    "def at_cap(*args, **kwargs):\n"
+    "    size = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize')) * 1024\n"
+    "    hog = bytearray(int(sys.argv[2]) * 2**20 - size - 30 * 2**20)  # all but 30 MB of the cap\n"
+    "    hog[:: 4096] = bytes(len(range(0, len(hog), 4096)))\n"
+    "    time.sleep(0.5)\n"
+    "    os.kill(os.getpid(), signal.SIGSEGV)\n"
+    "child._serve_file = at_cap\n"
+    "child.main(sys.argv[1:])\n"
+)
+
+
+def test_a_reader_that_dies_by_a_signal_at_its_memory_cap_is_a_memory_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader_module, "_BOOT", _DIES_AT_CAP)
+    with ReadWorker(ReadLimits(memory_mb=600)) as worker:
+        with pytest.raises(ParseError) as caught:
+            worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR)
+    assert caught.value.reason == "needed more than 600 MB to read; stopped"
 
 
 def test_closing_stops_the_reader() -> None:

@@ -22,8 +22,10 @@ process group is killed and the file fails with a :class:`~kruschnexus.errors.Pa
 ("took longer than 120 s to read; stopped"); the next file starts a fresh process.
 
 Failures inside the reader come back as they would in-process: a ``ParseError`` as a ``ParseError`` for the same
-path and page, a ``MemoryError`` (the cap) as "needed more than 2048 MB to read; stopped", a death by a signal as
-"the reader crashed (signal 11, SIGSEGV); stopped", and any other exception, a reader bug, as a
+path and page, a ``MemoryError`` (the cap) as "needed more than 2048 MB to read; stopped" (so is a death by a
+signal with the reader's peak memory, noted while it works, near the cap: a C library that cannot allocate aborts
+rather than raise), any other death by a signal as "the reader crashed (signal 11, SIGSEGV); stopped", and any
+other exception, a reader bug, as a
 :class:`ReaderBugError` carrying the child's traceback.
 
 This contains crashes, hangs and memory blow-ups; it is not a security boundary against code execution (the
@@ -59,6 +61,11 @@ GRACE_SECONDS = 5.0
 #: Seconds a new reader may take to start (import the readers); not counted in any file's time.
 START_SECONDS = 60.0
 _BOOT = "import sys; from kruschnexus.worker.child import main; main(sys.argv[1:])"
+#: How often (seconds) a wait for the reader notes its peak memory.
+PEAK_EVERY = 0.1
+#: A reader killed by a signal whose peak resident size came within this much of its memory cap (or to half of
+#: it, for small caps) died of the cap: its address space holds this much more than it touches (libraries mapped).
+AT_CAP_SLACK = 256 * 1024 * 1024
 #: Classes a reader's messages may contain besides builtins (pages, spans and what they hold).
 _ALLOWED = {("kruschnexus.model", name) for name in ("Page", "Block", "BlockKind", "Line", "Cell", "Chunk")}
 _SAFE_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes"})
@@ -125,6 +132,8 @@ class ReadWorker:
         self._process: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
         self._ready = False
+        #: The live reader's peak resident size in bytes, as last seen (0: not seen yet).
+        self._peak = 0
 
     def __enter__(self) -> ReadWorker:
         return self
@@ -194,9 +203,13 @@ class ReadWorker:
         """
         conn = self._conn
         assert conn is not None
+        deadline = time.monotonic() + max(0.0, allowed)
         try:
-            if not conn.poll(max(0.0, allowed)):
-                return None
+            # Waited in short steps, noting the reader's peak memory at each (see _death_reason).
+            while not conn.poll(max(0.0, min(PEAK_EVERY, deadline - time.monotonic()))):
+                self._note_peak()
+                if time.monotonic() >= deadline:
+                    return None
             data = conn.recv_bytes()
         except (EOFError, OSError):
             raise _Stopped(self._death_reason()) from None
@@ -227,7 +240,18 @@ class ReadWorker:
             theirs.close()
         self._conn = Connection(ours.detach())
         self._ready = False
+        self._peak = 0
         self.started += 1
+
+    def _note_peak(self) -> None:
+        """Keep the reader's own peak resident size (``VmHWM``; a process that has died has none to read)."""
+        process = self._process
+        if process is None:
+            return
+        with contextlib.suppress(OSError, ValueError, StopIteration):
+            with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+                line = next(line for line in status if line.startswith("VmHWM:"))
+            self._peak = max(self._peak, int(line.split()[1]) * 1024)
 
     def _ready_conn(self, path: Path) -> Connection:
         """The connection to a reader that has finished starting (not counted in any file's time)."""
@@ -259,6 +283,11 @@ class ReadWorker:
         if code is None:
             return "the reader stopped answering; stopped"
         if code == MEMORY_EXIT:
+            return self.limits.memory_reason()
+        cap = self.limits.memory_mb * 1024 * 1024
+        if code < 0 and self._peak >= max(cap / 2, cap - AT_CAP_SLACK):
+            # A C library (pdfium's, Tesseract's) that cannot allocate under the cap aborts or faults instead of
+            # raising MemoryError: a reader that died by a signal with its memory near the cap died of the cap.
             return self.limits.memory_reason()
         if code < 0:
             try:
