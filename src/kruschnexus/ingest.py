@@ -182,6 +182,12 @@ class Ingester:
 
     def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None) -> FileResult:
         _check_file(path, self.settings.max_file_bytes)
+        if not self.confined:
+            # Bytes already stored need no copy: re-ingesting a folder reads each unchanged file once, writes nothing.
+            # (A confined ingest never reads a path except through the snapshot's open.)
+            unchanged = self._unchanged(path, blobs.sha256_file(path))
+            if unchanged is not None:
+                return unchanged
         # Read once: the hash, the reader and the kept bytes all see this one copy (see blobs.snapshot).
         limit, blob_dir = self.settings.max_file_bytes, self.settings.blob_dir
         with blobs.snapshot(path, blob_dir, limit, self.confined) as (copy, digest):
