@@ -215,6 +215,59 @@ def test_roman_under_letter_when_i_does_not_follow_h() -> None:
     assert walk(tracker, "(b) text") == "5.1(b)"
 
 
+def test_capital_roman_numerals_are_the_parts_of_an_opinion() -> None:
+    """An opinion's ``I. Background`` / ``II. Analysis`` are ``Part I`` and ``Part II`` (as ``PART II`` reads, and
+    as the text cites them), not items ``(I)`` of the numbered paragraph open before them; the paragraphs and
+    lettered headings inside a part nest in it."""
+    tracker = SectionTracker()
+    assert walk(tracker, "¶ 1 This case concerns a statute.") == "1"
+    assert walk(tracker, "I. Background") == "Part I"
+    assert walk(tracker, "¶ 3 The General Assembly acted.") == "3"
+    assert path(tracker) == ("Part I", "3")
+    assert walk(tracker, "II. Analysis") == "Part II"
+    assert path(tracker) == ("Part II",)
+    assert walk(tracker, "¶ 16 Plaintiffs argue.") == "16"
+    assert walk(tracker, "A. The Predominant-Factor Test") == "16(A)"
+    assert path(tracker) == ("Part II", "16", "16(A)")
+    assert walk(tracker, "¶ 37 Accordingly, we hold.") == "37"
+    assert walk(tracker, "D. Gambling") == "37(D)"
+    assert walk(tracker, "III. Conclusion") == "Part III"
+    assert path(tracker) == ("Part III",)
+    assert tracker.headers == ("III. Conclusion",)
+
+
+def test_capital_i_after_h_is_still_a_letter() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "2. During each Contract Year")
+    assert [walk(tracker, f"{c}. Text of the item.") for c in "GHIJ"] == ["2(G)", "2(H)", "2(I)", "2(J)"]
+
+
+def test_a_part_inside_a_division_is_named_by_it() -> None:
+    tracker = SectionTracker()
+    walk(tracker, "EXHIBIT B")
+    assert walk(tracker, "I. Points of Delivery") == "Exhibit B(I)"
+    assert walk(tracker, "II. Points of Receipt") == "Exhibit B(II)"
+    assert path(tracker) == ("Exhibit B", "Exhibit B(II)")
+
+
+def test_a_small_roman_numeral_opens_an_item_only_in_its_list() -> None:
+    """``v. Hardin`` (a case name) opens nothing; ``i.`` starts a list and ``ii.`` continues it."""
+    tracker = SectionTracker()
+    walk(tracker, "¶ 34 Here, chance controls the game.")
+    hardin = parse_marker("v. Hardin, 183 N.C. App. 92, 99 (2007)")
+    assert hardin is not None
+    assert not tracker.opens(hardin)
+    listed = SectionTracker()
+    walk(listed, "Section 5.1 Default.")
+    for text, opens in [("i. first", True), ("ii. second", True), ("iv. skipped one", False), ("iii. third", True)]:
+        marker = parse_marker(text)
+        assert marker is not None
+        assert listed.opens(marker) is opens, text
+        if opens:
+            listed.open(marker, text)
+    assert listed.section == "5.1(iii)"
+
+
 def test_numbered_contract_top_numbers_are_siblings() -> None:
     tracker = SectionTracker()
     assert walk(tracker, "1. Definitions") == "1"
@@ -294,12 +347,15 @@ MARKER_TEXTS = [
     "B. text",
     "a. text",
     "3. the landlord",
+    "I. Background",
+    "II. Analysis",
+    "EXHIBIT B",
 ]
 
 
 @given(st.lists(st.sampled_from([*MARKER_TEXTS, None]), max_size=30))
 def test_section_path_is_a_chain(texts: list[str | None]) -> None:
-    """Whatever the order of markers, each open id lies within the one before it (articles aside)."""
+    """Whatever the order of markers, each open id lies within the one before it (divisions and parts aside)."""
     tracker = SectionTracker()
     for text in texts:
         if text is None:
@@ -311,7 +367,7 @@ def test_section_path_is_a_chain(texts: list[str | None]) -> None:
         assert len(tracker.headers) >= len(path)
         for outer, inner in itertools.pairwise(path):
             assert outer != inner
-            assert outer.startswith("Article ") or is_within(inner, outer), path
+            assert outer.startswith(("Article ", "Exhibit ", "Part ")) or is_within(inner, outer), path
 
 
 def test_a_plain_number_just_past_a_dotted_section_is_the_next_top_level() -> None:

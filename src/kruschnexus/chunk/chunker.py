@@ -214,6 +214,8 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
     tracker.mid_sentence = OPEN_END.search(end) is not None or end[-1:].islower()
     if marker is not None and run_in and _runs_on(text, marker, tracker):
         tracker.body()  # ``... (1) that his attorney failed ..., and`` / ``(2) that he was prejudiced thereby.``
+    elif marker is not None and not tracker.opens(marker):
+        tracker.body()  # ``v. Hardin, 183 N.C. App. 92``: a case name, not item (v)
     elif marker is not None:
         tracker.open(marker, header_of(text, block.kind))
     elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()) and not _is_notice(text):

@@ -7,6 +7,12 @@ heading form ``EXHIBIT C``, ``Schedule 2.01 - Commitments``, ``PART II``, ``Clau
 ``PARAGRAPH 13. DAMAGE``), ``1.`` (a top-level number), and sub-items ``(a)``, ``(iv)``, ``A.``, ``1.``, ``a.``,
 ``i.``. A sub-item's id is its parent's id with ``(x)`` appended, so ``C.`` under ``8.22.030`` is
 ``8.22.030(C)``, a child of ``8.22.030``.
+
+Two readings depend on what is open. ``I.``, ``II.`` (capital roman numerals with a dot, not a letter run ``H.``
+then ``I.``) are the parts of an opinion or a schedule (``I. Background``, ``II. Analysis``): a part is
+``Part I``, as the text cites it and as ``PART I`` is read (``Exhibit B(I)`` inside a division), and the numbered paragraphs and sections that follow nest inside it until
+the next part. A small roman numeral with a dot (``v.``, ``ii.``) opens an item only as the first of its list
+(``i.``) or the next one (``iv.`` then ``v.``): ``v. Hardin, 183 N.C. App. 92`` is a case name, not an item.
 """
 
 from __future__ import annotations
@@ -85,9 +91,18 @@ def item_type(label: str, previous: str | None) -> str:
     return "lower" if is_lower else "upper"
 
 
+_ROMAN_DIGITS = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+
+
+def _roman_value(numeral: str) -> int:
+    """``iv`` -> 4 (a numeral :data:`_ROMAN` accepts)."""
+    values = [_ROMAN_DIGITS[c] for c in numeral.lower()]
+    return sum(-v if v < after else v for v, after in zip(values, [*values[1:], 0], strict=True))
+
+
 @dataclass
 class _Entry:
-    kind: str  # title | article | caption | section | number | item
+    kind: str  # title | article | caption | part | section | number | item
     id: str | None
     header: str
     item_type: str = ""
@@ -165,8 +180,30 @@ class SectionTracker:
                 self._open_item(label, header)
         elif marker.kind == "number":
             self._open_number(marker.value, header)
+        elif marker.style == "dot" and self._item_type(marker.value, "dot") == "upper_roman":
+            self._open_part(marker.value, header)
         else:
             self._open_item(marker.value, header, marker.style)
+
+    def opens(self, marker: Marker) -> bool:
+        """Whether ``marker`` opens a section here: a small roman numeral with a dot (``v.``) does only as the
+        first of its list or the next one, else it is a word (``v. Hardin``) and the block is body text."""
+        if marker.kind != "item" or marker.style != "dot" or self._item_type(marker.value, "dot") != "roman":
+            return True
+        if marker.value == "i":
+            return True
+        items = [e for e in self._stack if e.kind == "item" and e.item_type == "roman/dot"]
+        return bool(items) and _roman_value(items[-1].label) + 1 == _roman_value(marker.value)
+
+    def _item_type(self, label: str, style: str) -> str:
+        items = [e for e in self._stack if e.kind == "item" and e.item_type.endswith(f"/{style}")]
+        return item_type(label, items[-1].label if items else None)
+
+    def _open_part(self, label: str, header: str) -> None:
+        """``II. Analysis``: closes the open part and everything in it, keeps titles and the open division."""
+        self._stack = [e for e in self._stack if e.kind in ("title", "article", "caption")]
+        division = next((e.id for e in reversed(self._stack) if e.kind == "article"), None)
+        self._stack.append(_Entry("part", f"{division}({label})" if division else f"Part {label}", header))
 
     def _open_section(self, sid: str, header: str, kind: str = "section") -> None:
         while self._stack and self._stack[-1].kind in ("section", "number", "item"):
@@ -196,9 +233,7 @@ class SectionTracker:
         return int(head) < int(value) <= int(head) + SKIPPED_CHAPTERS
 
     def _open_item(self, label: str, header: str, style: str = "paren") -> None:
-        items = [e for e in self._stack if e.kind == "item" and e.item_type.endswith(f"/{style}")]
-        previous = items[-1].label if items else None
-        kind = f"{item_type(label, previous)}/{style}"
+        kind = f"{self._item_type(label, style)}/{style}"
         siblings = [i for i, e in enumerate(self._stack) if e.kind == "item" and e.item_type == kind]
         if siblings:
             del self._stack[siblings[-1] :]
