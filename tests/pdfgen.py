@@ -92,3 +92,54 @@ def _draw_sections(c: canvas.Canvas, y: float, sections: list[tuple[str, str]]) 
         c.setFont("Helvetica-Bold", 12)
         c.drawString(72, y, heading)
         y = _draw_paragraph(c, y - 18, body) - 12
+
+
+_OPINION: list[str | tuple[str, ...]] = [
+    "I. Background",
+    ("The General Assembly first addressed video sweepstakes in 2006", "and amended the statute in 2008."),
+    (
+        "Plaintiffs design sweepstakes kiosks and license them to operators,",
+        "who place the kiosks in convenience stores; players buy internet time and",
+        "receive entries that reveal prizes on reel-spinning video games.",
+    ),
+    "II. Analysis",
+    (
+        "Whether chance or skill predominates in a game is a mixed question",
+        "of fact and law, reviewed de novo; the findings bind us when competent",
+        "evidence supports them. No amount of skill changes the outcome. See State",
+        "v. Hardin, 183 N.C. App. 92, 99 (2007). The winner-every-time feature",
+        "does not change what the player controls.",
+    ),
+    (
+        "Nor does the double nudge: the game stops the reels where chance puts",
+        "them and lets the player move one symbol, which no dexterity turns into",
+        "a game of skill. Accordingly, chance predominates.",
+    ),
+    "III. Conclusion",
+    ("We modify and affirm the decision of the Court of Appeals.",),
+]
+
+
+def numbered_opinion(path: Path) -> tuple[Path, dict[int, tuple[str, ...]]]:
+    """A double-spaced opinion whose paragraphs are numbered ``¶ N`` in the left margin (9 pt, level with each
+    paragraph's indented first line), with roman-numbered parts; returns the path and each paragraph's lines."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    width, height = letter
+    y = height - 90
+    paragraphs: dict[int, tuple[str, ...]] = {}
+    for item in _OPINION:
+        c.setFont("Times-Roman", 12)
+        if isinstance(item, str):
+            c.drawCentredString(width / 2, y, item)
+            y -= 28.8
+            continue
+        paragraphs[number := len(paragraphs) + 1] = item
+        c.setFont("Times-Roman", 9)
+        c.drawString(29, y, f"¶ {number}")
+        c.setFont("Times-Roman", 12)
+        for k, line in enumerate(item):
+            c.drawString(108 if k == 0 else 72, y, line)
+            y -= 28.8
+    c.showPage()
+    c.save()
+    return path, paragraphs

@@ -92,3 +92,26 @@ def test_random_two_column_pages_read_column_by_column(page: tuple[list[Rect], l
     items = left + right
     rnd.shuffle(items)
     assert ordered(items) == left + right
+
+
+def test_paragraph_numbers_in_the_margin_are_read_on_their_lines() -> None:
+    """``¶ 2`` left of the third line (its paragraph's first) comes right before that line, not with ``¶ 1``
+    before the page's text; the margin is no column."""
+    body = [(72.0, 100 + k * 28.8, 540.0, 111 + k * 28.8) for k in range(8)]  # double-spaced: every line a band
+    notes = [(29.0, 101.0, 40.0, 110.0), (29.0, 101 + 3 * 28.8, 40.0, 110 + 3 * 28.8)]
+    rects = [*notes, *body]
+    assert ordered(rects) == [notes[0], *body[:3], notes[1], *body[3:]]
+
+
+def test_a_label_level_with_the_middle_of_its_paragraph_comes_before_the_paragraph() -> None:
+    """``(d)`` set beside the second line of a single-spaced paragraph labels the whole paragraph."""
+    first = column(110, 574, 100, 4)
+    second = column(110, 574, 100 + 4 * PITCH + 12, 3)
+    labels = [(74.0, first[1][1], 84.0, first[1][3]), (74.0, second[1][1], 84.0, second[1][3])]
+    assert ordered([*labels, *first, *second]) == [labels[0], *first, labels[1], *second]
+
+
+def test_two_real_columns_are_not_a_margin() -> None:
+    left = column(72, 290, 100, 10)
+    right = column(320, 540, 100, 10)
+    assert ordered([*right, *left]) == [*left, *right]

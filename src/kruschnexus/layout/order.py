@@ -3,6 +3,10 @@
 At each region: cut at a vertical gutter when one runs through the whole region (columns, read left to
 right); otherwise cut at wide horizontal gaps (bands, read top to bottom); otherwise order the region's
 items by line (top to bottom, then left to right). Pure: takes rectangles, returns an order.
+
+A narrow left "column" whose every item sits on a line of the column beside it is a margin, not a column: the
+paragraph numbers of an opinion (``¶ 7`` left of the paragraph it numbers) are read just before the text of
+their line, not all together before the page's text.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from kruschnexus.model import Rect
 GUTTER_HEIGHTS = 0.5
 #: A horizontal gap taller than this many median line heights separates bands.
 BAND_GAP_HEIGHTS = 0.9
+#: A left column at most this many median line heights wide, each item on a line beside it, is a margin.
+MARGIN_HEIGHTS = 3.0
 
 
 def reading_order(rects: Sequence[Rect]) -> list[int]:
@@ -32,6 +38,10 @@ def _order(items: list[int], rects: Sequence[Rect], unit: float, depth: int) -> 
     if len(items) <= 1 or depth > 60:
         return _by_line(items, rects)
     columns = _split(items, rects, axis=0, min_gap=GUTTER_HEIGHTS * unit)
+    margin = _margin(columns[0], columns[1], rects, unit) if len(columns) > 1 else []
+    if margin:
+        ordered = _order([i for part in columns[1:] for i in part], rects, unit, depth + 1)
+        return _place(ordered, margin, columns[1], rects, unit)
     if len(columns) > 1:
         return [i for part in columns for i in _order(part, rects, unit, depth + 1)]
     bands = _split(items, rects, axis=1, min_gap=BAND_GAP_HEIGHTS * unit)
@@ -75,6 +85,37 @@ def _columns_under_spanning_items(items: list[int], rects: Sequence[Rect], unit:
             top = rects[cut][3]
     placed = set(out)
     out.extend(i for i in _by_line(items, rects) if i not in placed)
+    return out
+
+
+def _margin(column: list[int], beside: list[int], rects: Sequence[Rect], unit: float) -> list[int]:
+    """``column`` when it is a margin of ``beside``: narrow, and each of its items on one of ``beside``'s lines."""
+    width = max(rects[i][2] for i in column) - min(rects[i][0] for i in column)
+    if width > MARGIN_HEIGHTS * unit or len(column) * 2 > len(beside):
+        return []
+    if all(any(_same_line(rects[i], rects[j]) for j in beside) for i in column):
+        return column
+    return []
+
+
+def _same_line(a: Rect, b: Rect) -> bool:
+    """The vertical middles are within half the taller height."""
+    half = 0.5 * max(a[3] - a[1], b[3] - b[1], 1.0)
+    return abs((a[1] + a[3]) / 2 - (b[1] + b[3]) / 2) <= half
+
+
+def _place(
+    ordered: list[int], notes: list[int], beside: list[int], rects: Sequence[Rect], unit: float
+) -> list[int]:
+    """``ordered`` with each margin note just before the band of ``beside`` (the column next to the margin) its
+    line is in (a band: lines without a blank line between them; double-spaced text is a band per line, and a
+    label set beside the middle of its paragraph still comes before the paragraph)."""
+    out = list(ordered)
+    bands = _split(beside, rects, axis=1, min_gap=BAND_GAP_HEIGHTS * unit)
+    for note in sorted(notes, key=lambda i: rects[i][1]):
+        line = next(i for i in beside if _same_line(rects[note], rects[i]))  # there is one: see _margin
+        band = set(next(b for b in bands if line in b))
+        out.insert(next(k for k, i in enumerate(out) if i in band), note)
     return out
 
 

@@ -13,6 +13,7 @@ span's boxes are the boxes of its cells' runs.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -28,6 +29,12 @@ from kruschnexus.parse.pdf import BAND, RawPage
 
 #: Text smaller than this fraction of the body size, low on the page, is a footnote.
 FOOTNOTE_SIZE = 0.85
+#: Lines of a paragraph more than this many line heights apart (the median gap) are double-spaced.
+DOUBLE_SPACED = 0.6
+#: In double-spaced text a line ending this many line heights short of the body's right edge ends a paragraph.
+SHORT_LINE_HEIGHTS = 3.0
+#: A line starting at most this many line heights right of the body's left edge is body text (a first-line indent).
+INDENT_HEIGHTS = 4.0
 _LIST_START = re.compile(r"^(?:\(?(?:[a-z]{1,3}|[A-Z]|\d{1,2})\)|[a-zA-Z]\.\s|\d{1,2}\.\s|[•·▪◦–-]\s)")
 _ENDS_CLAUSE = re.compile(r"[.:;!?)\"”]\s*$")
 _SECTION_START = re.compile(r"^(?:§|section\b|sec\.|article\b|\d+\.\d+)", re.IGNORECASE)
@@ -78,36 +85,79 @@ def _body_size(frags: Sequence[Fragment]) -> float:
     return statistics.median(sizes) if sizes else 10.0
 
 
+@dataclass(frozen=True)
+class _Spacing:
+    """How the page's body is set: its left edge, its right edge, and the usual gap between two lines of a
+    paragraph (``pitch``; double-spaced text has a gap of about a line's height)."""
+
+    left: float
+    right: float
+    pitch: float
+
+    @property
+    def double(self) -> bool:
+        """Lines are set about a line apart (court opinions, pleadings): paragraphs are told by their ends."""
+        return self.pitch > 0.0
+
+
+def _spacing(ordered: Sequence[Fragment | Table], size: float) -> _Spacing:
+    frags = [f for f in ordered if isinstance(f, Fragment) and f.size >= FOOTNOTE_SIZE * size and f.text.strip()]
+    if len(frags) < 4:
+        return _Spacing(0.0, float("inf"), 0.0)
+    lefts = sorted(f.rect[0] for f in frags)
+    rights = sorted(f.rect[2] for f in frags)
+    left, right = lefts[len(lefts) // 10], rights[len(rights) * 9 // 10]
+    gaps = []  # after a line that runs to the right edge, so the next one continues its paragraph
+    for prev, cur in itertools.pairwise(frags):
+        height = max(prev.rect[3] - prev.rect[1], 1.0)
+        gap = cur.rect[1] - prev.rect[3]
+        full = prev.rect[2] >= right - SHORT_LINE_HEIGHTS * height and _at_left(prev, left)
+        if full and 0 < gap < 3 * height and cur.rect[0] < prev.rect[2] and prev.rect[0] < cur.rect[2]:
+            gaps.append(gap / height)
+    pitch = statistics.median(gaps) if len(gaps) >= 4 else 0.0
+    return _Spacing(left, right, pitch if pitch > DOUBLE_SPACED else 0.0)
+
+
+def _at_left(frag: Fragment, left: float) -> bool:
+    """The line starts at the body's left edge or a paragraph indent from it (not in a column further right)."""
+    return frag.rect[0] <= left + INDENT_HEIGHTS * max(frag.rect[3] - frag.rect[1], 1.0)
+
+
 def _body_groups(ordered: Sequence[Fragment | Table], size: float, mid: float) -> list[_Group]:
     """Consecutive fragments that continue one another make a block; a table is a block of its own."""
+    spacing = _spacing(ordered, size)
     groups: list[_Group] = []
     run: list[Fragment] = []
     for item in ordered:
         if isinstance(item, Table):
             if run:
-                groups.append(_Group(_footnote(run, size, mid), run))
+                groups.append(_Group(_footnote(run, size, mid, spacing), run))
                 run = []
             groups.append(_Group(BlockKind.TABLE, [], item))
-        elif run and _continues(run[-1], item, size):
+        elif run and _continues(run[-1], item, size, spacing):
             run.append(item)
         else:
             if run:
-                groups.append(_Group(_footnote(run, size, mid), run))
+                groups.append(_Group(_footnote(run, size, mid, spacing), run))
             run = [item]
     if run:
-        groups.append(_Group(_footnote(run, size, mid), run))
+        groups.append(_Group(_footnote(run, size, mid, spacing), run))
     return groups
 
 
-def _continues(prev: Fragment, cur: Fragment, size: float) -> bool:
+def _continues(prev: Fragment, cur: Fragment, size: float, spacing: _Spacing) -> bool:
     height = max(prev.rect[3] - prev.rect[1], 1.0)
     gap = cur.rect[1] - prev.rect[3]
-    if gap < -0.5 * height or gap > 0.6 * height:
+    double = spacing.double and _at_left(prev, spacing.left) and _at_left(cur, spacing.left)
+    most = (1.0 + DOUBLE_SPACED) * spacing.pitch * height if double else 0.6 * height
+    if gap < -0.5 * height or gap > most:
         return False
     if cur.rect[0] >= prev.rect[2] or cur.rect[2] <= prev.rect[0]:
         return False
     if prev.bold != cur.bold or abs(prev.size - cur.size) > 0.15 * max(prev.size, cur.size):
         return False
+    if double and prev.rect[2] < spacing.right - SHORT_LINE_HEIGHTS * height:
+        return False  # a line that stops short ends its paragraph (there is no blank line to tell)
     text = cur.text.lstrip()
     if (_LIST_START.match(text) or _SECTION_START.match(text)) and _ENDS_CLAUSE.search(prev.text):
         return False
@@ -121,10 +171,12 @@ def _looks_like_heading(frag: Fragment, size: float) -> bool:
     return len(text) <= 120 and (frag.bold or frag.size > 1.15 * size or caps)
 
 
-def _footnote(run: Sequence[Fragment], size: float, mid: float) -> BlockKind | None:
-    """Small print in the lower half of the page is a footnote; anything else is typed later."""
+def _footnote(run: Sequence[Fragment], size: float, mid: float, spacing: _Spacing) -> BlockKind | None:
+    """Small print in the lower half of the page is a footnote, unless it stands in the margin left of the body
+    (an opinion's ``¶ 7``); anything else is typed later."""
     small = all(f.size < FOOTNOTE_SIZE * size for f in run)
-    return BlockKind.FOOTNOTE if small and run[0].rect[1] > mid else None
+    margin = max(f.rect[2] for f in run) < spacing.left
+    return BlockKind.FOOTNOTE if small and run[0].rect[1] > mid and not margin else None
 
 
 def _body_kind(frags: Sequence[Fragment], size: float) -> BlockKind:
