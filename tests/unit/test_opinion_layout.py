@@ -4,8 +4,6 @@ is read on its line, just before the paragraph it numbers, a paragraph is one bl
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kruschnexus.chunk.chunker import chunk_page

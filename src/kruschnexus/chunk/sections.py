@@ -10,9 +10,10 @@ heading form ``EXHIBIT C``, ``Schedule 2.01 - Commitments``, ``PART II``, ``Clau
 
 Two readings depend on what is open. ``I.``, ``II.`` (capital roman numerals with a dot, not a letter run ``H.``
 then ``I.``) are the parts of an opinion or a schedule (``I. Background``, ``II. Analysis``): a part is
-``Part I``, as the text cites it and as ``PART I`` is read (``Exhibit B(I)`` inside a division), and the numbered paragraphs and sections that follow nest inside it until
-the next part. A small roman numeral with a dot (``v.``, ``ii.``) opens an item only as the first of its list
-(``i.``) or the next one (``iv.`` then ``v.``): ``v. Hardin, 183 N.C. App. 92`` is a case name, not an item.
+``Part I``, as the text cites it and as ``PART I`` is read (``Exhibit B(I)`` inside a division), and the
+numbered paragraphs and sections that follow nest inside it until the next part. A small roman numeral with
+a dot (``v.``, ``ii.``) opens an item only as the first of its list (``i.``) or the next one (``iv.`` then
+``v.``): ``v. Hardin, 183 N.C. App. 92`` is a case name, not an item.
 """
 
 from __future__ import annotations

@@ -104,9 +104,7 @@ def _same_line(a: Rect, b: Rect) -> bool:
     return abs((a[1] + a[3]) / 2 - (b[1] + b[3]) / 2) <= half
 
 
-def _place(
-    ordered: list[int], notes: list[int], beside: list[int], rects: Sequence[Rect], unit: float
-) -> list[int]:
+def _place(ordered: list[int], notes: list[int], beside: list[int], rects: Sequence[Rect], unit: float) -> list[int]:
     """``ordered`` with each margin note just before the band of ``beside`` (the column next to the margin) its
     line is in (a band: lines without a blank line between them; double-spaced text is a band per line, and a
     label set beside the middle of its paragraph still comes before the paragraph)."""
