@@ -8,9 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kruschnexus.lexical.analysis import entity_names, file_words, is_title_only, legal_ids, looks_like_contents
+from kruschnexus.lexical.analysis import (
+    entity_names,
+    file_words,
+    is_title_only,
+    legal_ids,
+    line_markers,
+    looks_like_contents,
+)
 from kruschnexus.lexical.index import DocHit
-from kruschnexus.retrieve.documents import choose, name_terms, strip_naming
+from kruschnexus.retrieve.documents import choose, identifier_terms, name_terms, strip_naming
 
 
 def _analyze(text: str) -> list[str]:
@@ -133,6 +140,31 @@ def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
     named = [_hit("a", 9.0, "acme", "deposit"), _hit("b", 1.0, "deposit")]
     match = choose(named, lambda t: freq[t], 20, proper={"acme"})
     assert match is not None and match.doc_id == "a"
+
+
+def test_an_identifier_only_one_document_name_holds_names_that_document() -> None:
+    """ "Paragraph 35 of 2022-NCSC-1": one distinctive term, but written as an identifier and in one document's name
+    only; a plain word in one name, or an identifier two names share, is not enough."""
+    question = "Paragraph 35 of 2022-NCSC-1"
+    assert identifier_terms(_analyze, question) == {"ncsc"}
+    assert identifier_terms(_analyze, "Who signed the HPIL agreement, and the Lease?") == {"hpil"}
+    freq = {"ncsc": 1, "opinion": 1, "cncf": 2}
+    hits = [_hit("nc", 9.0, "ncsc"), _hit("other", 1.0, "opinion")]
+    match = choose(hits, lambda t: freq[t], 20, identifiers={"ncsc"})
+    assert match is not None and match.doc_id == "nc"
+    assert choose(hits, lambda t: freq[t], 20) is None
+    assert choose([_hit("a", 9.0, "opinion")], lambda t: freq[t], 20, identifiers=set()) is None
+    assert (
+        choose([_hit("a", 9.0, "cncf"), _hit("b", 1.0, "opinion")], lambda t: freq[t], 20, identifiers={"cncf"}) is None
+    )
+
+
+def test_a_paragraph_number_on_its_own_line_opens_its_paragraph() -> None:
+    """An opinion's ``¶ 35`` stands on a line of its own; a bare number alone on a line (a page number) does not."""
+    assert line_markers("¶ 35\n\nHere, chance controls") == ["35"]
+    assert line_markers("Section 4\nRent") == ["4"]
+    assert line_markers("35\n\nHere") == []
+    assert line_markers("Page 35") == []
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,9 @@ _DIVISION = r"(?:article|art\.|exhibit|schedule|annex|appendix|part|title|chapte
 _LINE_MARKER = re.compile(
     r"^[ \t]*(?:(" + _DIVISION + r")[ \t]+([ivxlcdm]+|\d+(?:\.\d+)*|[a-z]{1,2}(?:-\d+)?)(?![\w])"
     r"|(?:(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*)?(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)"
-    r"(?:\.(?!\d)|(?=[ \t]+(?-i:[A-Z(“\"]))))",
+    r"(?:\.(?!\d)|(?=[ \t]+(?-i:[A-Z(“\"]))))"
+    # ``¶ 35`` on a line of its own (an opinion's paragraph number, set in the margin): a keyword makes it a marker.
+    r"|(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
 
@@ -68,8 +70,8 @@ def line_markers(text: str) -> list[str]:
         if m.group(1):
             label = "article" if m.group(1).lower() == "art." else m.group(1).lower()
             out.setdefault(f"{label} {m.group(2).lower()}", None)
-        elif m.group(3):
-            out.setdefault(m.group(3).lower(), None)
+        elif m.group(3) or m.group(4):
+            out.setdefault((m.group(3) or m.group(4)).lower(), None)
     return list(out)
 
 

@@ -2,7 +2,8 @@
 Corp and B LLC; what is ...". Pure decisions over what the lexical document index returns.
 
 A question names a document when the best document's *name* (title, parties, file name) shares at least
-:data:`MIN_NAME_TERMS` distinctive terms with it (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
+:data:`MIN_NAME_TERMS` distinctive terms with it (or one, when the question writes it as an identifier that no
+other document's name holds: ``2022-NCSC-1``, ``HPIL``) (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
 document names) and its score (name, plus first pages weighted less) leads the next document's by :data:`MARGIN`;
 documents whose names it matches with the same terms and as well (within the margin), and its twins (the same
 contract kept as a PDF and as text), are named with it, up to :data:`MAX_NAMED`. The search then ranks only within
@@ -55,6 +56,7 @@ def choose(
     documents: int,
     proper: Collection[str] | None = None,
     twins: Callable[[str, str], bool] | None = None,
+    identifiers: Collection[str] = (),
 ) -> DocMatch | None:
     """The named document among ``hits`` (best first), or ``None`` when the question names none clearly.
 
@@ -68,13 +70,19 @@ def choose(
     documents are twins (see :func:`~kruschnexus.retrieve.twins.are_twins`); the top
     document's twins (the same file name in another format) are named with it, even when the two formats gave it
     different names (a title read from the PDF's first page but not from the text) or scores.
+
+    ``identifiers``: the analysed terms of the question's identifiers (see :func:`identifier_terms`); one of them
+    that only the top document's name holds names it alone.
     """
     if not hits or documents < 2:
         return None
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
-    if len(distinctive) < MIN_NAME_TERMS or (proper is not None and not any(t in proper for t in distinctive)):
+    unique = any(t in identifiers and doc_freq(t) == 1 for t in distinctive)
+    if (len(distinctive) < MIN_NAME_TERMS and not unique) or (
+        proper is not None and not any(t in proper for t in distinctive)
+    ):
         return None  # decided before any twin is looked up
     # Documents the question names as well as the top one: its twins (the same document), and those with the same
     # naming terms and a score within the margin.
@@ -92,6 +100,21 @@ def choose(
     if len(group) > MAX_NAMED or top.total < MARGIN * runner_up:
         return None
     return DocMatch(tuple(h.doc_id for h in group), top.name_terms, top.total, runner_up)
+
+
+_IDENTIFIER = re.compile(r"[^\W_][\w.-]*[^\W_]")
+
+
+def identifier_terms(analyze: Callable[[str], list[str]], text: str) -> set[str]:
+    """The analysed terms (no bare numbers) of the words of ``text`` written as identifiers: letters and digits
+    joined (``2022-NCSC-1``, ``EX-10.1``) or capitals only, three or more (``NCSC``)."""
+    out: set[str] = set()
+    for word in _IDENTIFIER.findall(text):
+        mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        capitals = sum(c.isupper() for c in word) >= 3 and not any(c.islower() for c in word)
+        if mixed or capitals:
+            out.update(t for t in analyze(word) if len(t) > 1 and not t.isdigit())
+    return out
 
 
 def strip_naming(analyze: Callable[[str], list[str]], text: str, terms: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ from kruschnexus.lexical.analysis import is_title_only, line_markers, looks_like
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
-from kruschnexus.retrieve.documents import DocMatch, choose, name_terms, strip_naming
+from kruschnexus.retrieve.documents import DocMatch, choose, identifier_terms, name_terms, strip_naming
 from kruschnexus.retrieve.fusion import (
     Candidate,
     FusionSettings,
@@ -125,7 +125,9 @@ def named_document(
     def twins(a: str, b: str) -> bool:
         return are_twins(names().get(a, a), names().get(b, b))
 
-    return choose(hits, index.name_doc_freq, index.document_count(), proper, twins)
+    return choose(
+        hits, index.name_doc_freq, index.document_count(), proper, twins, identifier_terms(index.analyze, text)
+    )
 
 
 def naming_terms(index: LexicalIndex, match: DocMatch, query: Query) -> list[str]:
