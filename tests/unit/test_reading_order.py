@@ -115,3 +115,11 @@ def test_two_real_columns_are_not_a_margin() -> None:
     left = column(72, 290, 100, 10)
     right = column(320, 540, 100, 10)
     assert ordered([*right, *left]) == [*left, *right]
+
+
+def test_several_numbers_beside_one_band_each_go_before_their_line() -> None:
+    """An agenda's item numbers beside single-spaced text with no blank line between items: ``3.3`` comes before
+    its own "Subject:" line, not before the tail of item 3.2 that shares the band."""
+    text = column(90, 500, 100, 12)
+    numbers = [(55.0, text[0][1], 69.0, text[0][3]), (55.0, text[5][1], 69.0, text[5][3])]
+    assert ordered([*numbers, *text]) == [numbers[0], *text[:5], numbers[1], *text[5:]]

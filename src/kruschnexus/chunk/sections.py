@@ -32,7 +32,10 @@ _TOP_NUMBER = re.compile(r"^(\d{1,3})(?:\.(?:\s+(?=[A-Z])|(?=[A-Z][a-z])|\s*$)|\
 _HEADING_NUMBER = re.compile(r"^(\d{1,3})[ \t]+(?=[A-Z])")
 # ``(a) text``, ``(A)Upon`` (a capital word right after), and ``b) text`` (no opening parenthesis; ``3) Text`` is a
 # top-level number, see above).
-_PAREN_ITEM = re.compile(r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)(?=\s|$|[A-Z][a-z])|^([a-z]{1,2}|[ivx]{1,5})\)(?=\s+\S)")
+# ``(e). Memberships`` too (a dot after the parenthesis).
+_PAREN_ITEM = re.compile(
+    r"^\(([a-z]{1,4}|[A-Z]{1,3}|\d{1,3})\)\.?(?=\s|$|[A-Z][a-z])|^([a-z]{1,2}|[ivx]{1,5})\)(?=\s+\S)"
+)
 # ``a. text`` and ``d.Notwithstanding`` (a capital word right after the dot).
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.(?:\s|(?=[A-Z][a-z]))")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")

@@ -105,15 +105,18 @@ def _same_line(a: Rect, b: Rect) -> bool:
 
 
 def _place(ordered: list[int], notes: list[int], beside: list[int], rects: Sequence[Rect], unit: float) -> list[int]:
-    """``ordered`` with each margin note just before the band of ``beside`` (the column next to the margin) its
-    line is in (a band: lines without a blank line between them; double-spaced text is a band per line, and a
-    label set beside the middle of its paragraph still comes before the paragraph)."""
-    out = list(ordered)
+    """``ordered`` with each margin note just before the text of its line in ``beside`` (the column next to the
+    margin). A note alone beside a band of text (lines without a blank line between them) comes before the whole
+    band: a label set level with the middle of its paragraph still labels the paragraph. Double-spaced text is a
+    band per line; several notes beside one band (an agenda's item numbers) each go before their own line."""
     bands = _split(beside, rects, axis=1, min_gap=BAND_GAP_HEIGHTS * unit)
+    lines = {note: next(i for i in beside if _same_line(rects[note], rects[i])) for note in notes}  # see _margin
+    band_of = {note: next(k for k, b in enumerate(bands) if lines[note] in b) for note in notes}
+    out = list(ordered)
     for note in sorted(notes, key=lambda i: rects[i][1]):
-        line = next(i for i in beside if _same_line(rects[note], rects[i]))  # there is one: see _margin
-        band = set(next(b for b in bands if line in b))
-        out.insert(next(k for k, i in enumerate(out) if i in band), note)
+        alone = sum(1 for n in notes if band_of[n] == band_of[note]) == 1
+        anchor = set(bands[band_of[note]]) if alone else {i for i in beside if _same_line(rects[note], rects[i])}
+        out.insert(next(k for k, i in enumerate(out) if i in anchor), note)
     return out
 
 
