@@ -94,26 +94,27 @@ def _draw_sections(c: canvas.Canvas, y: float, sections: list[tuple[str, str]]) 
         y = _draw_paragraph(c, y - 18, body) - 12
 
 
+#: Headings (``I. Background``) and paragraphs (each a tuple of sentences) of :func:`numbered_opinion`.
 _OPINION: list[str | tuple[str, ...]] = [
     "I. Background",
-    ("The General Assembly first addressed video sweepstakes in 2006", "and amended the statute in 2008."),
     (
-        "Plaintiffs design sweepstakes kiosks and license them to operators,",
-        "who place the kiosks in convenience stores; players buy internet time and",
-        "receive entries that reveal prizes on reel-spinning video games.",
+        "The General Assembly first addressed video sweepstakes in 2006, when it banned video poker machines,",
+        "and it amended the statute in 2008 and again in 2010 to reach the games that replaced them.",
+    ),
+    (
+        "Plaintiffs design sweepstakes kiosks and license them to operators, who place the kiosks in convenience",
+        "stores; players buy internet time and receive entries that reveal prizes on reel-spinning video games.",
     ),
     "II. Analysis",
     (
-        "Whether chance or skill predominates in a game is a mixed question",
-        "of fact and law, reviewed de novo; the findings bind us when competent",
-        "evidence supports them. No amount of skill changes the outcome. See State",
-        "v. Hardin, 183 N.C. App. 92, 99 (2007). The winner-every-time feature",
-        "does not change what the player controls.",
+        "Whether chance or skill predominates in a game is a mixed question of fact and law, reviewed de novo;",
+        "the findings of the trial court bind us when competent evidence supports them. No amount of skill",
+        "changes the outcome of a turn, see State v. Hardin, 183 N.C. App. 92, 99 (2007), and the",
+        "winner-every-time feature does not change what the player controls.",
     ),
     (
-        "Nor does the double nudge: the game stops the reels where chance puts",
-        "them and lets the player move one symbol, which no dexterity turns into",
-        "a game of skill. Accordingly, chance predominates.",
+        "Nor does the double nudge: the game stops the reels where chance puts them and lets the player move one",
+        "symbol, which no dexterity turns into a game of skill. Accordingly, chance predominates.",
     ),
     "III. Conclusion",
     ("We modify and affirm the decision of the Court of Appeals.",),
@@ -121,24 +122,33 @@ _OPINION: list[str | tuple[str, ...]] = [
 
 
 def numbered_opinion(path: Path) -> tuple[Path, dict[int, tuple[str, ...]]]:
-    """A double-spaced opinion whose paragraphs are numbered ``¶ N`` in the left margin (9 pt, level with each
-    paragraph's indented first line), with roman-numbered parts; returns the path and each paragraph's lines."""
+    """A double-spaced, justified opinion whose paragraphs are numbered ``¶ N`` in the left margin (9 pt, level with
+    each paragraph's indented first line), with roman-numbered parts; returns the path and each paragraph's printed
+    lines."""
     c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
     width, height = letter
     y = height - 90
     paragraphs: dict[int, tuple[str, ...]] = {}
     for item in _OPINION:
-        c.setFont("Times-Roman", 12)
         if isinstance(item, str):
+            c.setFont("Times-Roman", 12)
             c.drawCentredString(width / 2, y, item)
             y -= 28.8
             continue
-        paragraphs[number := len(paragraphs) + 1] = item
+        words = " ".join(item)
+        first = simpleSplit(words, "Times-Roman", 12, width - 144 - 36)[0]
+        lines = (first, *simpleSplit(words[len(first) :].strip(), "Times-Roman", 12, width - 144))
+        paragraphs[number := len(paragraphs) + 1] = lines
         c.setFont("Times-Roman", 9)
         c.drawString(29, y, f"¶ {number}")
-        c.setFont("Times-Roman", 12)
-        for k, line in enumerate(item):
-            c.drawString(108 if k == 0 else 72, y, line)
+        for k, line in enumerate(lines):
+            x = 108 if k == 0 else 72
+            text = c.beginText(x, y)
+            text.setFont("Times-Roman", 12)
+            if k < len(lines) - 1:  # justified, as opinions are: every line but a paragraph's last runs to the margin
+                text.setWordSpace((width - 72 - x - c.stringWidth(line, "Times-Roman", 12)) / max(line.count(" "), 1))
+            text.textLine(line)
+            c.drawText(text)
             y -= 28.8
     c.showPage()
     c.save()

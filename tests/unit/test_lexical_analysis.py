@@ -165,6 +165,7 @@ def test_a_paragraph_number_on_its_own_line_opens_its_paragraph() -> None:
     assert line_markers("Section 4\nRent") == ["4"]
     assert line_markers("35\n\nHere") == []
     assert line_markers("Page 35") == []
+    assert line_markers("as provided in Section 12\nof this Lease") == [], "a reference that ends a line opens nothing"
 
 
 @pytest.mark.parametrize(

@@ -123,3 +123,11 @@ def test_several_numbers_beside_one_band_each_go_before_their_line() -> None:
     text = column(90, 500, 100, 12)
     numbers = [(55.0, text[0][1], 69.0, text[0][3]), (55.0, text[5][1], 69.0, text[5][3])]
     assert ordered([*numbers, *text]) == [numbers[0], *text[:5], numbers[1], *text[5:]]
+
+
+def test_a_lone_number_beside_a_single_spaced_page_goes_before_its_own_paragraph() -> None:
+    """``¶ 12`` beside the indented first line of a paragraph in the middle of a single-spaced page (no blank line
+    between paragraphs): it comes before that line, not at the top of the page, so the tail of ¶ 11 stays ¶ 11's."""
+    body = [(72.0 + (36 if k == 11 else 0), 100 + k * 18, 540.0 if k != 10 else 300.0, 112 + k * 18) for k in range(20)]
+    note = (40.0, 100 + 11 * 18, 55.0, 112 + 11 * 18)
+    assert ordered([note, *body]) == [*body[:11], note, *body[11:]]

@@ -242,6 +242,25 @@ def test_capital_i_after_h_is_still_a_letter() -> None:
     assert [walk(tracker, f"{c}. Text of the item.") for c in "GHIJ"] == ["2(G)", "2(H)", "2(I)", "2(J)"]
 
 
+def test_capital_i_after_h_and_its_numbered_items_is_still_a_letter() -> None:
+    """``H.``, ``1.``, ``2.``, ``I.``: ``I`` follows ``H`` (the items in between are numbers), as in a code's
+    definitions; so do ``V.`` after ``U.`` and ``v.`` after ``u.``."""
+    tracker = SectionTracker()
+    walk(tracker, "8.22.030 Definitions.")
+    for text in ["H. eighth", "1. sub one", "2. sub two"]:
+        walk(tracker, text)
+    assert walk(tracker, "I. ninth") == "8.22.030(I)"
+    assert walk(tracker, "J. tenth") == "8.22.030(J)"
+    lower = SectionTracker()
+    walk(lower, "Section 5.1 Default.")
+    for text in ["u. text", "1. sub one"]:
+        walk(lower, text)
+    marker = parse_marker("v. text")
+    assert marker is not None and lower.opens(marker)
+    lower.open(marker, "v. text")
+    assert lower.section == "5.1(v)"
+
+
 def test_a_part_inside_a_division_is_named_by_it() -> None:
     tracker = SectionTracker()
     walk(tracker, "EXHIBIT B")

@@ -95,6 +95,10 @@ def item_type(label: str, previous: str | None) -> str:
     return "lower" if is_lower else "upper"
 
 
+def _case(label: str) -> str:
+    return "digit" if label.isdigit() else "lower" if label.islower() else "upper"
+
+
 _ROMAN_DIGITS = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
 
@@ -200,7 +204,13 @@ class SectionTracker:
         return bool(items) and _roman_value(items[-1].label) + 1 == _roman_value(marker.value)
 
     def _item_type(self, label: str, style: str) -> str:
-        items = [e for e in self._stack if e.kind == "item" and e.item_type.endswith(f"/{style}")]
+        """``label``'s type, against the open item of its style and letter case (``I.`` after ``H.``, ``1.``,
+        ``2.`` follows ``H.``: a letter, not a roman numeral)."""
+        items = [
+            e
+            for e in self._stack
+            if e.kind == "item" and e.item_type.endswith(f"/{style}") and _case(e.label) == _case(label)
+        ]
         return item_type(label, items[-1].label if items else None)
 
     def _open_part(self, label: str, header: str) -> None:

@@ -106,18 +106,42 @@ def _same_line(a: Rect, b: Rect) -> bool:
 
 def _place(ordered: list[int], notes: list[int], beside: list[int], rects: Sequence[Rect], unit: float) -> list[int]:
     """``ordered`` with each margin note just before the text of its line in ``beside`` (the column next to the
-    margin). A note alone beside a band of text (lines without a blank line between them) comes before the whole
-    band: a label set level with the middle of its paragraph still labels the paragraph. Double-spaced text is a
-    band per line; several notes beside one band (an agenda's item numbers) each go before their own line."""
+    margin). A note alone beside a band of text (lines without a blank line between them) comes before the first
+    line of its paragraph in that band: a label set level with the middle of its paragraph still labels the whole
+    paragraph. Double-spaced text is a band per line; several notes beside one band (an agenda's item numbers)
+    each go before their own line."""
     bands = _split(beside, rects, axis=1, min_gap=BAND_GAP_HEIGHTS * unit)
     lines = {note: next(i for i in beside if _same_line(rects[note], rects[i])) for note in notes}  # see _margin
     band_of = {note: next(k for k, b in enumerate(bands) if lines[note] in b) for note in notes}
     out = list(ordered)
     for note in sorted(notes, key=lambda i: rects[i][1]):
         alone = sum(1 for n in notes if band_of[n] == band_of[note]) == 1
-        anchor = set(bands[band_of[note]]) if alone else {i for i in beside if _same_line(rects[note], rects[i])}
-        out.insert(next(k for k, i in enumerate(out) if i in anchor), note)
+        band = bands[band_of[note]]
+        anchor = _paragraph_start(band, lines[note], rects, unit) if alone else lines[note]
+        line = {i for i in band if _same_line(rects[anchor], rects[i])}
+        out.insert(next(k for k, i in enumerate(out) if i in line), note)
     return out
+
+
+def _paragraph_start(band: list[int], item: int, rects: Sequence[Rect], unit: float) -> int:
+    """The first line (an item of it) of the paragraph ``item``'s line is in, within ``band``: going up while the
+    line above runs to the band's right edge and this line is not indented."""
+    rows: list[list[int]] = []
+    for i in sorted(band, key=lambda i: (rects[i][1] + rects[i][3]) / 2):
+        if rows and _same_line(rects[rows[-1][0]], rects[i]):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    left = min(rects[i][0] for i in band)
+    right = max(rects[i][2] for i in band)
+    k = next(n for n, row in enumerate(rows) if item in row)
+    while k > 0:
+        indented = min(rects[i][0] for i in rows[k]) > left + unit
+        full = max(rects[i][2] for i in rows[k - 1]) >= right - 3 * unit
+        if indented or not full:
+            break
+        k -= 1
+    return rows[k][0]
 
 
 def _split(items: list[int], rects: Sequence[Rect], axis: int, min_gap: float) -> list[list[int]]:

@@ -37,6 +37,8 @@ SHORT_LINE_HEIGHTS = 3.0
 INDENT_HEIGHTS = 4.0
 _LIST_START = re.compile(r"^(?:\(?(?:[a-z]{1,3}|[A-Z]|\d{1,2})\)|[a-zA-Z]\.\s|\d{1,2}\.\s|[•·▪◦–-]\s)")
 _ENDS_CLAUSE = re.compile(r"[.:;!?)\"”]\s*$")
+#: Dot leaders or a fill-in line (``Section 1.1 ......... 4``, ``Name: ________``).
+_LEADER = re.compile(r"\.{4,}|_{4,}|(?:\. ){4,}")
 _SECTION_START = re.compile(r"^(?:§|section\b|sec\.|article\b|\d+\.\d+)", re.IGNORECASE)
 
 
@@ -101,12 +103,20 @@ class _Spacing:
 
 
 def _spacing(ordered: Sequence[Fragment | Table], size: float) -> _Spacing:
-    frags = [f for f in ordered if isinstance(f, Fragment) and f.size >= FOOTNOTE_SIZE * size and f.text.strip()]
+    """The page's :class:`_Spacing`; double-spaced only when lines after full lines are set far apart and some
+    line at the left edge stops short (a paragraph ends: a contents list or a form of leader lines has none)."""
+    frags = [
+        f
+        for f in ordered
+        if isinstance(f, Fragment) and f.size >= FOOTNOTE_SIZE * size and f.text.strip() and not _LEADER.search(f.text)
+    ]
     if len(frags) < 4:
         return _Spacing(0.0, float("inf"), 0.0)
     lefts = sorted(f.rect[0] for f in frags)
     rights = sorted(f.rect[2] for f in frags)
     left, right = lefts[len(lefts) // 10], rights[len(rights) * 9 // 10]
+    if not any(_at_left(f, left) and f.rect[2] < right - SHORT_LINE_HEIGHTS * _height(f) for f in frags):
+        return _Spacing(left, right, 0.0)
     gaps = []  # after a line that runs to the right edge, so the next one continues its paragraph
     for prev, cur in itertools.pairwise(frags):
         height = max(prev.rect[3] - prev.rect[1], 1.0)
@@ -116,6 +126,23 @@ def _spacing(ordered: Sequence[Fragment | Table], size: float) -> _Spacing:
             gaps.append(gap / height)
     pitch = statistics.median(gaps) if len(gaps) >= 4 else 0.0
     return _Spacing(left, right, pitch if pitch > DOUBLE_SPACED else 0.0)
+
+
+def _height(frag: Fragment) -> float:
+    return max(frag.rect[3] - frag.rect[1], 1.0)
+
+
+def _stops_short(prev: Fragment, cur: Fragment, right: float) -> bool:
+    """``prev`` ends its paragraph: ``cur``'s first word would have fitted after it (ragged or justified text
+    alike: a line breaks early only where a paragraph ends)."""
+    text = cur.text
+    start = len(text) - len(text.lstrip())
+    end = start
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    boxes = [r for r in cur.rects[start:end] if r is not None]
+    word = boxes[-1][2] - boxes[0][0] if boxes else (end - start) * 0.5 * _height(cur)
+    return prev.rect[2] + 0.3 * _height(prev) + word < right
 
 
 def _at_left(frag: Fragment, left: float) -> bool:
@@ -156,8 +183,11 @@ def _continues(prev: Fragment, cur: Fragment, size: float, spacing: _Spacing) ->
         return False
     if prev.bold != cur.bold or abs(prev.size - cur.size) > 0.15 * max(prev.size, cur.size):
         return False
-    if double and prev.rect[2] < spacing.right - SHORT_LINE_HEIGHTS * height:
-        return False  # a line that stops short ends its paragraph (there is no blank line to tell)
+    if double and gap > DOUBLE_SPACED * height:
+        # No blank line tells where a paragraph ends: a line that stops short ends it, and a line indented past the
+        # one above starts one (a paragraph's first line, a block quote).
+        if _stops_short(prev, cur, spacing.right) or cur.rect[0] > prev.rect[0] + height:
+            return False
     text = cur.text.lstrip()
     if (_LIST_START.match(text) or _SECTION_START.match(text)) and _ENDS_CLAUSE.search(prev.text):
         return False

@@ -56,7 +56,8 @@ _LINE_MARKER = re.compile(
     r"|(?:(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*)?(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)"
     r"(?:\.(?!\d)|(?=[ \t]+(?-i:[A-Z(“\"]))))"
     # ``¶ 35`` on a line of its own (an opinion's paragraph number, set in the margin): a keyword makes it a marker.
-    r"|(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)[ \t]*$",
+    r"|^[ \t]*(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*"
+    r"(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
 
