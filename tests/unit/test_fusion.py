@@ -84,6 +84,21 @@ def test_named_section_restricts_and_boosts() -> None:
     assert not parent.admitted, "8.22.030 must not answer a query for 8.22.030(C)"
 
 
+def test_an_item_named_in_no_named_document_only_reorders() -> None:
+    """``paragraph (g)`` with no document named: a ``(g)`` under any section is boosted, and spans elsewhere are
+    not rejected for it (every document has a ``(g)``); within a named document it restricts as a section does."""
+    soft = NamedSections(("(g)",), soft=True)
+    nested = score(Candidate(("a", 1, 0), dense_rank=3, cosine=0.9, section="5.1(g)"), SETTINGS, soft)
+    other = score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="5.1(h)"), SETTINGS, soft)
+    assert nested.admitted and nested.boost == pytest.approx(0.09)
+    assert other.admitted and other.boost == 0.0
+    hard = NamedSections(("(g)",), document=True)
+    assert score(Candidate(("a", 1, 0), dense_rank=3, cosine=0.9, section="(g)(2)"), SETTINGS, hard).admitted
+    assert score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="(h)"), SETTINGS, hard).rejected_because == (
+        REJECT_SECTION
+    )
+
+
 def test_reasons_and_abstain_record() -> None:
     s = score(Candidate(("a", 1, 0), dense_rank=2, cosine=0.2, sparse_rank=7), SETTINGS, NamedSections())
     assert s.reasons[:2] == ("dense_rank_2", "sparse_rank_7")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kruschnexus.chunk import grammar
 from kruschnexus.chunk.grammar import (
     SectionRef,
+    ends_within,
     find_refs,
     is_within,
     match_keys,
@@ -74,6 +75,8 @@ FORMS = [
     ("Civil Code 1946.1", "section", "1946.1", ()),
     ("Code Section 12.04", "section", "12.04", ()),
     ("U.S.C. § 1983", "section", "1983", ()),
+    ("paragraph (g)", "paragraph", "(g)", ()),
+    ("Paragraph (h)(2)", "paragraph", "(h)(2)", ()),
 ]
 
 
@@ -310,6 +313,24 @@ def test_lookup_ids_match_a_stored_id_in_another_case() -> None:
 def test_is_within(section: str, ancestor: str, expected: bool) -> None:
     assert is_within(section, ancestor) is expected
     assert sections_is_within is is_within
+
+
+@pytest.mark.parametrize(
+    ("section", "items", "expected"),
+    [
+        ("(g)", "(g)", True),
+        ("5.1(g)", "(g)", True),
+        ("5.1(g)(2)", "(g)", True),
+        ("(h)(2)", "(h)(2)", True),
+        ("5.1(gg)", "(g)", False),
+        ("5.1(a)", "(g)", False),
+        ("5.1", "5", False),
+        ("(g)x", "(g)", False),
+    ],
+)
+def test_ends_within(section: str, items: str, expected: bool) -> None:
+    """A key of sub-items only (``paragraph (g)``) names that item under any section."""
+    assert ends_within(section, items) is expected
 
 
 # --- round trips -------------------------------------------------------------------------------------------------

@@ -79,3 +79,11 @@ def test_operators_become_filters() -> None:
     assert f.page_ranges == ((3, 3),) and f.doc_types == ("x",)
     assert f.sections == ("8.22",) and f.section_likes == ("8.22.%", "8.22(%")
     assert glob_to_like("a%b?c*") == "a\\%b_c%"
+
+
+def test_an_item_key_matches_the_item_under_any_section() -> None:
+    """``paragraph (g)`` (within a named document) keeps ``(g)``, ``(g)(2)``, ``5.1(g)`` and ``5.1(g)(2)``."""
+    f = span_filter(parse_query("paragraph (g) of the directive"), "w")
+    assert f.sections == ("(g)", "(G)")
+    assert {"(g).%", "(g)(%", "%(g)", "%(g)(%", "%(G)", "%(G)(%"} <= set(f.section_likes)
+    assert not any(like.startswith("%") for like in span_filter(parse_query("Section 8.22"), "w").section_likes)

@@ -8,6 +8,8 @@ written                                                kind                 id (
 =====================================================  ===================  =====================================
 ``Section 8.22.030(C)``, ``Sec. 5A``, ``§ 2.01a``       section              ``8.22.030(C)``, ``5A``, ``2.01a``
 ``Paragraph 30``, ``para. 30``, ``¶ 30``                paragraph            ``30``
+``paragraph (g)``, ``paragraph (h)(2)``                 paragraph            ``(g)``, ``(h)(2)``: an item under
+                                                                             any section (see Matching)
 ``clause 14.2(b)``                                      clause               ``14.2(b)``
 ``Chapter 8.22``                                        chapter              ``8.22``
 ``Article IV``, ``art. iv``, ``ARTICLE 7(b)``           article              ``Article IV``, ``Article 7(b)``
@@ -47,7 +49,8 @@ Matching. The letter case of sub-items in a question says nothing about the docu
 alternatives, so exact comparison (SQL ``=``, ``LIKE 'key.%'`` and ``LIKE 'key(%'``, array overlap, and
 :func:`is_within`) against ``lookup_ids`` is case-insensitive where it has to be and exact elsewhere. A stored
 section ``S`` (with ancestors ``P``) answers a reference when, for some key ``K`` in ``lookup_ids``,
-``is_within(S, K)`` or ``K in P``.
+``is_within(S, K)`` or ``K in P``. A key that is sub-items only (``(g)``, from ``paragraph (g)``) names an item
+under whatever section holds it: it also answers a stored ``5.1(g)`` or ``5.1(g)(2)`` (:func:`ends_within`).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ __all__ = [
     "MAX_MATCH_KEYS",
     "REF_PATTERN",
     "SectionRef",
+    "ends_within",
     "find_refs",
     "is_within",
     "match_keys",
@@ -104,9 +108,11 @@ _END = r"(?!\w)"
 # Per kind: (singular keyword, plural keyword, id). Keywords are matched case-insensitively.
 _ARTICLE_ID = rf"(?:{_ROMAN}|\d+[A-Za-z]?){_SUB}{_END}"
 _NUM_ID = rf"{_NUM}{_SUB}{_END}"
+# ``paragraph (g)`` of a regulation or an airworthiness directive: sub-items with no number before them.
+_PARAGRAPH_ID = rf"(?:{_NUM}{_SUB}|(?:\([A-Za-z0-9]{{1,4}}\))+){_END}"
 _FAMILIES: dict[str, tuple[str, str, str]] = {
     "section": (r"section\s*|sec\.?\s*|§\s*", r"sections\s*|secs\.?\s*|§§\s*", _NUM_ID),
-    "paragraph": (r"paragraph\s+|para\.?\s*|¶\s*", r"paragraphs\s+|paras\.?\s*|¶¶\s*", _NUM_ID),
+    "paragraph": (r"paragraph\s+|para\.?\s*|¶\s*", r"paragraphs\s+|paras\.?\s*|¶¶\s*", _PARAGRAPH_ID),
     "clause": (r"clause\s+", r"clauses\s+", _NUM_ID),
     "chapter": (r"chapter\s+", r"chapters\s+", rf"{_NUM}{_END}"),
     "article": (r"article\s+|art\.\s*", r"articles\s+|arts\.\s*", _ARTICLE_ID),
@@ -314,6 +320,20 @@ def is_within(section: str, ancestor: str) -> bool:
     if section == ancestor:
         return True
     return section.startswith(ancestor) and section[len(ancestor)] in ".("
+
+
+def ends_within(section: str, items: str) -> bool:
+    """True when ``items`` is sub-items only (``(g)``) and ``section`` is such an item or below one, under any
+    section (``5.1(g)``, ``(g)(2)``, ``5.1(g)(2)``); exact comparison, as :func:`is_within`."""
+    if not items.startswith("(") or items not in section:
+        return False
+    at = section.find(items)
+    while at >= 0:
+        end = at + len(items)
+        if end == len(section) or section[end] == "(":
+            return True
+        at = section.find(items, at + 1)
+    return False
 
 
 # --- values of the ``section:`` operator -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from kruschnexus.chunk.grammar import ends_within
 from kruschnexus.chunk.sections import is_within
 
 #: The section boost can never exceed this, whatever the settings say.
@@ -105,6 +106,9 @@ class NamedSections:
     #: How many documents it names together (one document in several formats): each leg's first
     #: ``named_top`` ranks per document are admitted, so that copies of one passage do not use up the admission.
     documents: int = 1
+    #: The sections only reorder: spans outside them are not rejected (``paragraph (g)`` with no document named:
+    #: every document has a ``(g)``).
+    soft: bool = False
 
 
 def rrf_term(rank: int | None, k: int) -> float:
@@ -118,7 +122,8 @@ def in_named_section(candidate: Candidate, named: Sequence[str]) -> bool:
         return True
     if candidate.section is None:
         return False
-    return any(is_within(candidate.section, n) or n in candidate.section_path for n in named)
+    section = candidate.section
+    return any(is_within(section, n) or ends_within(section, n) or n in candidate.section_path for n in named)
 
 
 def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) -> Scored:
@@ -150,7 +155,7 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     ]
     reasons = [r for r in reasons if not r.endswith("_None")] + [name for name, on in flags.items() if on]
     rejected: str | None = None
-    if named.ids and not matched_section:
+    if named.ids and not matched_section and not named.soft:
         rejected = REJECT_SECTION
     elif not (
         above_floor or covered or candidate.fulltext_match or top_of_named or (named.lookup_only and matched_section)

@@ -61,13 +61,21 @@ def span_filter(query: Query, workspace: str, doc_ids: tuple[str, ...] = ()) -> 
         page_ranges=query.pages,
         source_likes=tuple(glob_to_like(d) for d in query.docs),
         sections=query.sections,
-        section_likes=tuple(like_escape(s) + tail for s in query.sections for tail in (".%", "(%")),
+        section_likes=section_likes(query.sections),
         section_patterns=marker_patterns(query.sections),
         phrase_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.phrases),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
         doc_ids=doc_ids,
     )
+
+
+def section_likes(sections: tuple[str, ...]) -> tuple[str, ...]:
+    """``LIKE`` patterns of the sections below the named ones (``8.22.%``, ``8.22(%``), and for a key that is
+    sub-items only (``(g)``, from ``paragraph (g)``) the item under any section (``%(g)``, ``%(g)(%``)."""
+    out = [like_escape(s) + tail for s in sections for tail in (".%", "(%")]
+    out += [f"%{like_escape(s)}{tail}" for s in sections if s.startswith("(") for tail in ("", "(%")]
+    return tuple(dict.fromkeys(out))
 
 
 def marker_patterns(sections: tuple[str, ...]) -> tuple[str, ...]:
@@ -165,7 +173,10 @@ def run_search(
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
-    span_f = span_filter(query, workspace, doc_ids)
+    # ``paragraph (g)`` names an item every document has: it restricts the search only within a named document.
+    soft = match is None and bool(query.sections) and all(s.startswith("(") for s in query.sections)
+    restricting = dataclasses.replace(query, sections=()) if soft else query
+    span_f = span_filter(restricting, workspace, doc_ids)
     dense_rows: list[Row] = []
     sparse_rows: list[Row] = []
     scores: dict[tuple[str, int, int], float] = {}
@@ -174,12 +185,12 @@ def run_search(
         dense_sql, params = q.dense_leg(span_f, embedder.dim)
         dense_rows = store.run_leg(dense_sql, {**params, "text": text, "limit": settings.dense_depth, "vector": vector})
     if "sparse" in settings.legs:
-        ranked = index.search(lexical_query(query, text, doc_ids, settings.local_idf), settings.sparse_depth)
+        ranked = index.search(lexical_query(restricting, text, doc_ids, settings.local_idf), settings.sparse_depth)
         scores = {h.key: h.coverage for h in ranked}
         sparse_rows = keyed_rows(store, span_f, text, ranked)
     rows, candidates = _candidates(dense_rows, sparse_rows, scores)
     named = dataclasses.replace(
-        named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1
+        named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1, soft=soft
     )
     scored = fuse(candidates, settings, named)
     admitted, repeats = once_per_passage(scored, k, lambda s: (*_described(rows[s.candidate.key]), s.admitted))
