@@ -149,3 +149,20 @@ def test_a_page_number_that_says_so_is_furniture_above_the_footer_band(text: str
 @pytest.mark.parametrize("text", ["7", "iv", "12.", "Section 2 of 12 applies"])
 def test_a_bare_number_above_the_footer_band_is_body_text(text: str) -> None:
     assert classify([frag(text, (278, 690, 333, 701))], PAGE_H, BAND, Furniture([])) == [None]
+
+
+def test_the_middle_of_a_footer_line_beside_its_ends_is_furniture() -> None:
+    """``PDF page 115`` between a filing's name and ``Powered by BamSEC.com`` on every page: a footer, as its two
+    neighbours are; the same text alone in the body stays body text."""
+    texts = [f"HEADING\nRibbon 8-K / June 24, 2024 PDF page {k} Powered by BamSEC.com" for k in range(1, 11)]
+    furniture = Furniture(texts)
+    assert not furniture.is_repeated("PDF page 7")
+    assert furniture.is_repeated("PDF page 7", middle=True)
+    y0, y1 = PAGE_H - 16, PAGE_H - 9
+    line = [
+        frag("Ribbon 8-K / June 24, 2024", (38, y0, 216, y1)),
+        frag("PDF page 7", (284, y0, 328, y1)),
+        frag("Powered by BamSEC.com", (495, y0, 574, y1)),
+        frag("PDF page 7", (72, 400, 120, 410)),
+    ]
+    assert classify(line, PAGE_H, BAND, furniture) == [BlockKind.FOOTER, BlockKind.FOOTER, BlockKind.FOOTER, None]

@@ -42,22 +42,31 @@ class Furniture:
     def __init__(self, band_texts: Sequence[str]) -> None:
         self._bands = [[_fold(line) for line in t.splitlines() if line.strip()] for t in band_texts]
         self._need = max(2, math.ceil(0.3 * len(band_texts)))
-        self._cache: dict[str, bool] = {}
+        self._cache: dict[tuple[str, bool], bool] = {}
 
-    def is_repeated(self, text: str) -> bool:
-        """True when ``text`` (digits and spaces folded) is a band line, or one end of one, on enough pages."""
+    def is_repeated(self, text: str, middle: bool = False) -> bool:
+        """True when ``text`` (digits and spaces folded) is a band line, or one end of one, on enough pages
+        (``middle``: or a part between two others, for a fragment beside furniture on its line)."""
         key = _fold(text)
         if len(key) < 3 or len(self._bands) < 2:
             return False
-        if key not in self._cache:
-            hits = sum(1 for band in self._bands if any(_part_of(key, line) for line in band))
-            self._cache[key] = hits >= self._need
-        return self._cache[key]
+        if (key, middle) not in self._cache:
+            hits = sum(1 for band in self._bands if any(_part_of(key, line, middle) for line in band))
+            self._cache[key, middle] = hits >= self._need
+        return self._cache[key, middle]
 
 
-def _part_of(key: str, line: str) -> bool:
-    """``key`` is the whole line, or its start or end (a line split at a wide gap)."""
-    return line == key or line.startswith(key + " ") or line.endswith(" " + key)
+#: Shortest key (folded) that may repeat in the middle of a band line: ``PDF page #`` between a filing's name and
+#: ``Powered by BamSEC.com``, not a word such as ``the``.
+MIDDLE_KEY_CHARS = 8
+
+
+def _part_of(key: str, line: str, middle: bool = False) -> bool:
+    """``key`` is the whole line, or its start or end (a line split at a wide gap), or with ``middle`` (and long
+    enough) a part between two others (a line split at two gaps)."""
+    if line == key or line.startswith(key + " ") or line.endswith(" " + key):
+        return True
+    return middle and len(key) >= MIDDLE_KEY_CHARS and f" {key} " in line
 
 
 def classify(fragments: Sequence[Fragment], height: float, band: float, furniture: Furniture) -> list[BlockKind | None]:
@@ -65,8 +74,24 @@ def classify(fragments: Sequence[Fragment], height: float, band: float, furnitur
     kinds: list[BlockKind | None] = []
     for frag in fragments:
         kinds.append(_band_kind(frag, height, band, furniture))
+    _mark_between(fragments, kinds, furniture)
     _mark_line_numbers(fragments, kinds)
     return kinds
+
+
+def _mark_between(fragments: Sequence[Fragment], kinds: list[BlockKind | None], furniture: Furniture) -> None:
+    """A band fragment on the line of a running header or footer, repeated as the middle of that band line on
+    enough pages (``PDF page 115`` between a filing's name and ``Powered by BamSEC.com``), is furniture too."""
+    running = [(f.rect, k) for f, k in zip(fragments, kinds, strict=True) if k in (BlockKind.HEADER, BlockKind.FOOTER)]
+    if not running:
+        return
+    for i, frag in enumerate(fragments):
+        if kinds[i] is not None:
+            continue
+        mid = (frag.rect[1] + frag.rect[3]) / 2
+        beside = next((k for rect, k in running if rect[1] <= mid <= rect[3]), None)
+        if beside is not None and furniture.is_repeated(frag.text.strip(), middle=True):
+            kinds[i] = beside
 
 
 def _band_kind(frag: Fragment, height: float, band: float, furniture: Furniture) -> BlockKind | None:

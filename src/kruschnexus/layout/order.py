@@ -21,7 +21,8 @@ from kruschnexus.model import Rect
 GUTTER_HEIGHTS = 0.5
 #: A horizontal gap taller than this many median line heights separates bands.
 BAND_GAP_HEIGHTS = 0.9
-#: A left column at most this many median line heights wide, each item on a line beside it, is a margin.
+#: A left column at most this many median line heights wide and as far from the text, each item on a line beside
+#: it, is a margin.
 MARGIN_HEIGHTS = 3.0
 
 
@@ -89,9 +90,11 @@ def _columns_under_spanning_items(items: list[int], rects: Sequence[Rect], unit:
 
 
 def _margin(column: list[int], beside: list[int], rects: Sequence[Rect], unit: float) -> list[int]:
-    """``column`` when it is a margin of ``beside``: narrow, and each of its items on one of ``beside``'s lines."""
+    """``column`` when it is a margin of ``beside``: narrow, close to it (a number labels the text beside it, not a
+    column across the page), and each of its items on one of ``beside``'s lines."""
     width = max(rects[i][2] for i in column) - min(rects[i][0] for i in column)
-    if width > MARGIN_HEIGHTS * unit or len(column) * 2 > len(beside):
+    gap = min(rects[i][0] for i in beside) - max(rects[i][2] for i in column)
+    if width > MARGIN_HEIGHTS * unit or gap > MARGIN_HEIGHTS * unit or len(column) * 2 > len(beside):
         return []
     if all(any(_same_line(rects[i], rects[j]) for j in beside) for i in column):
         return column
