@@ -166,3 +166,12 @@ def test_the_middle_of_a_footer_line_beside_its_ends_is_furniture() -> None:
         frag("PDF page 7", (72, 400, 120, 410)),
     ]
     assert classify(line, PAGE_H, BAND, furniture) == [BlockKind.FOOTER, BlockKind.FOOTER, BlockKind.FOOTER, None]
+
+
+def test_a_band_fragment_beside_one_running_end_only_stays_body() -> None:
+    """``Section 5.02`` on the line of ``Execution Version`` (a top-band body line repeating the words mid-line on
+    other pages) is not between two running ends: body text."""
+    texts = [f"Execution Version\nthe Borrower pursuant to Section {k}.03 hereof shall" for k in range(1, 11)]
+    furniture = Furniture(texts)
+    line = [frag("Section 5.02", (72, 40, 140, 50)), frag("Execution Version", (450, 40, 540, 50))]
+    assert classify(line, PAGE_H, BAND, furniture) == [None, BlockKind.HEADER]

@@ -92,6 +92,9 @@ def test_an_item_named_in_no_named_document_only_reorders() -> None:
     other = score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="5.1(h)"), SETTINGS, soft)
     assert nested.admitted and nested.boost == pytest.approx(0.09)
     assert other.admitted and other.boost == 0.0
+    lookup = NamedSections(("(g)",), lookup_only=True, soft=True)
+    weak = score(Candidate(("a", 1, 2), dense_rank=9, cosine=0.3, section="(g)"), SETTINGS, lookup)
+    assert not weak.admitted, "an item named in no document is no lookup: below the floor it stays out"
     hard = NamedSections(("(g)",), document=True)
     assert score(Candidate(("a", 1, 0), dense_rank=3, cosine=0.9, section="(g)(2)"), SETTINGS, hard).admitted
     assert score(Candidate(("a", 1, 1), dense_rank=1, cosine=0.9, section="(h)"), SETTINGS, hard).rejected_because == (

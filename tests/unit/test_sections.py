@@ -408,3 +408,10 @@ def test_a_plain_number_just_past_a_dotted_section_is_the_next_top_level() -> No
     far = SectionTracker()
     assert walk(far, "2.2 Term.") == "2.2"
     assert walk(far, "7. Pay the fee.") == "2.2(7)"
+
+
+def test_a_paragraph_item_heading_inside_a_section_is_an_item() -> None:
+    """``Paragraph (b) Notwithstanding ...`` at the start of a block opens no section of its own (before, the
+    question form ``paragraph (g)`` leaked into the heading grammar and made it an empty top-level section)."""
+    assert parse_marker("Paragraph (b) Notwithstanding the foregoing") is None
+    assert parse_marker("PARAGRAPH 13. DAMAGE") == Marker("section", "13")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import glob_to_like, span_filter
+from kruschnexus.retrieve.search import glob_to_like, items_only, items_with_numbers, span_filter
 from kruschnexus.store import queries as q
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -87,3 +87,14 @@ def test_an_item_key_matches_the_item_under_any_section() -> None:
     assert f.sections == ("(g)", "(G)")
     assert {"(g).%", "(g)(%", "%(g)", "%(g)(%", "%(G)", "%(G)(%"} <= set(f.section_likes)
     assert not any(like.startswith("%") for like in span_filter(parse_query("Section 8.22"), "w").section_likes)
+
+
+def test_an_item_restricts_only_with_a_document_and_never_widens_a_section() -> None:
+    """``paragraph (g)`` restricts within a named document or a ``doc:`` one, and only reorders otherwise; next to
+    a numbered section (``Section 5.1 paragraph (a)``) the section alone restricts."""
+    bare = parse_query("paragraph (g) of the directive")
+    assert items_only(bare, named=False)
+    assert not items_only(bare, named=True)
+    assert not items_only(parse_query("doc:AD-2021-*.pdf paragraph (g)"), named=False)
+    assert items_with_numbers(parse_query("Section 5.1 paragraph (a)")).sections == ("5.1",)
+    assert items_with_numbers(bare).sections == ("(g)", "(G)")

@@ -109,7 +109,7 @@ _END = r"(?!\w)"
 _ARTICLE_ID = rf"(?:{_ROMAN}|\d+[A-Za-z]?){_SUB}{_END}"
 _NUM_ID = rf"{_NUM}{_SUB}{_END}"
 # ``paragraph (g)`` of a regulation or an airworthiness directive: sub-items with no number before them.
-_PARAGRAPH_ID = rf"(?:{_NUM}{_SUB}|(?:\([A-Za-z0-9]{{1,4}}\))+){_END}"
+_PARAGRAPH_ID = rf"(?:{_NUM}{_SUB}|\((?:[A-Za-z]{{1,2}}|[ivxIVX]{{1,5}}|\d{{1,3}})\){_SUB}){_END}"
 _FAMILIES: dict[str, tuple[str, str, str]] = {
     "section": (r"section\s*|sec\.?\s*|§\s*", r"sections\s*|secs\.?\s*|§§\s*", _NUM_ID),
     "paragraph": (r"paragraph\s+|para\.?\s*|¶\s*", r"paragraphs\s+|paras\.?\s*|¶¶\s*", _PARAGRAPH_ID),
@@ -399,7 +399,10 @@ _HEAD_LOOSE = {
     "clause": r"(?:CLAUSE|Clause)\s+",
     "paragraph": r"(?:(?:PARAGRAPH|Paragraph)\s+|(?:PARA\.|Para\.|¶)\s*)",
 }
-_HEAD_LOOSE_RE = {kind: re.compile(rf"{kw}({_FAMILIES[kind][2]}){_HEADING_TAIL}") for kind, kw in _HEAD_LOOSE.items()}
+# Headings keep numbered ids only: ``Paragraph (b) Notwithstanding`` inside a section is an item of it, not a section
+# of its own (a question's ``paragraph (g)`` is read by :data:`REF_PATTERN` alone).
+_HEAD_IDS = {kind: _NUM_ID if kind == "paragraph" else ident for kind, (_, _, ident) in _FAMILIES.items()}
+_HEAD_LOOSE_RE = {kind: re.compile(rf"{kw}({_HEAD_IDS[kind]}){_HEADING_TAIL}") for kind, kw in _HEAD_LOOSE.items()}
 
 
 def parse_heading_marker(text: str) -> SectionRef | None:

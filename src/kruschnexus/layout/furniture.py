@@ -80,8 +80,9 @@ def classify(fragments: Sequence[Fragment], height: float, band: float, furnitur
 
 
 def _mark_between(fragments: Sequence[Fragment], kinds: list[BlockKind | None], furniture: Furniture) -> None:
-    """A band fragment on the line of a running header or footer, repeated as the middle of that band line on
-    enough pages (``PDF page 115`` between a filing's name and ``Powered by BamSEC.com``), is furniture too."""
+    """A band fragment between two running header or footer fragments on its line, repeated as the middle of a band
+    line on enough pages (``PDF page 115`` between a filing's name and ``Powered by BamSEC.com``), is furniture
+    too."""
     running = [(f.rect, k) for f, k in zip(fragments, kinds, strict=True) if k in (BlockKind.HEADER, BlockKind.FOOTER)]
     if not running:
         return
@@ -89,9 +90,11 @@ def _mark_between(fragments: Sequence[Fragment], kinds: list[BlockKind | None], 
         if kinds[i] is not None:
             continue
         mid = (frag.rect[1] + frag.rect[3]) / 2
-        beside = next((k for rect, k in running if rect[1] <= mid <= rect[3]), None)
-        if beside is not None and furniture.is_repeated(frag.text.strip(), middle=True):
-            kinds[i] = beside
+        line = [(rect, k) for rect, k in running if rect[1] <= mid <= rect[3]]
+        left = [k for rect, k in line if rect[2] <= frag.rect[0]]
+        right = [k for rect, k in line if rect[0] >= frag.rect[2]]
+        if left and right and furniture.is_repeated(frag.text.strip(), middle=True):
+            kinds[i] = left[0]
 
 
 def _band_kind(frag: Fragment, height: float, band: float, furniture: Furniture) -> BlockKind | None:

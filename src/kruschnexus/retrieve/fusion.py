@@ -158,7 +158,11 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     if named.ids and not matched_section and not named.soft:
         rejected = REJECT_SECTION
     elif not (
-        above_floor or covered or candidate.fulltext_match or top_of_named or (named.lookup_only and matched_section)
+        above_floor
+        or covered
+        or candidate.fulltext_match
+        or top_of_named
+        or (named.lookup_only and matched_section and not named.soft)
     ):
         rejected = REJECT_FLOOR
     return Scored(candidate, dense, sparse, boost, dense + sparse + boost, rejected is None, tuple(reasons), rejected)

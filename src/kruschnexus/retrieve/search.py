@@ -115,6 +115,20 @@ def named_sections(query: Query) -> NamedSections:
     return NamedSections(query.sections, lookup_only)
 
 
+def items_with_numbers(query: Query) -> Query:
+    """Without item-only keys (``(a)``) when numbered ones are named too: in "Section 5.1 paragraph (a)" the section
+    restricts, and an ``(a)`` of any other section must not widen it."""
+    if not any(s.startswith("(") for s in query.sections) or all(s.startswith("(") for s in query.sections):
+        return query
+    return dataclasses.replace(query, sections=tuple(s for s in query.sections if not s.startswith("(")))
+
+
+def items_only(query: Query, named: bool) -> bool:
+    """The query names only items (``paragraph (g)``), which every document has, and no document (by name, or by
+    ``doc:``) to look in: the items then only reorder (:attr:`NamedSections.soft`)."""
+    return not named and not query.docs and bool(query.sections) and all(s.startswith("(") for s in query.sections)
+
+
 def named_document(
     index: LexicalIndex, query: Query, sources: Callable[[list[str]], dict[str, str]]
 ) -> DocMatch | None:
@@ -173,8 +187,8 @@ def run_search(
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
-    # ``paragraph (g)`` names an item every document has: it restricts the search only within a named document.
-    soft = match is None and bool(query.sections) and all(s.startswith("(") for s in query.sections)
+    query = items_with_numbers(query)
+    soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
     span_f = span_filter(restricting, workspace, doc_ids)
     dense_rows: list[Row] = []
