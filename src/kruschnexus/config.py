@@ -59,6 +59,8 @@ class Settings:
             once) at which a span below the similarity floor is still admitted. Env ``NEXUS_COVERAGE_FLOOR``.
         named_top: in a document the question names, a span either leg ranks this high (1 = first) is admitted
             below the similarity floor. Env ``NEXUS_NAMED_TOP``.
+        absent_margin: added to the similarity floor when a question that names no document holds a word that no
+            document of the workspace holds (nor one a single edit away). Env ``NEXUS_ABSENT_MARGIN``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
         local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
@@ -97,6 +99,7 @@ class Settings:
     sparse_depth: int = 50
     coverage_floor: float = 0.9
     named_top: int = 3
+    absent_margin: float = 0.2
     document_match: bool = True
     local_idf: float = 1.5
     ocr: str = "auto"

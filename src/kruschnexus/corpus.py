@@ -186,6 +186,7 @@ class Corpus:
             sparse_depth=s.sparse_depth,
             coverage_floor=s.coverage_floor,
             named_top=s.named_top,
+            absent_margin=s.absent_margin,
             documents=s.document_match,
             local_idf=s.local_idf,
         )

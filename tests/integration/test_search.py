@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,6 +56,21 @@ def test_gibberish_and_off_topic_abstain(lease: Corpus) -> None:
         assert trace.abstain is not None and trace.abstain.best_cosine is not None
         assert trace.abstain.best_cosine < trace.floor
         assert all(not c.admitted for c in trace.candidates)
+
+
+def test_a_word_no_document_holds_needs_a_closer_passage(lease: Corpus, settings: Settings, embedder: Embedder) -> None:
+    question = "May Tenant pay the monthly Base Rent in cryptocurrency?"
+    trace = lease.explain(question)
+    assert trace.parsed["absent_words"] == ["cryptocurrency"]
+    assert trace.floor == pytest.approx(embedder.floor + settings.absent_margin)
+    assert lease.search(question) == [], "the rent clause says how rent is paid, not that cryptocurrency will do"
+    assert trace.abstain is not None and "cryptocurrency" in trace.abstain.reason
+    unraised = dataclasses.replace(settings, absent_margin=0.0)
+    with Corpus(workspace=lease.workspace, settings=unraised, embedder=embedder) as plain:
+        assert plain.search(question), "without the margin the rent clause answers"
+    misspelt = "When is the Tenant's security depposit returned?"
+    assert "absent_words" not in lease.explain(misspelt).parsed, "a misspelling of a word the lease holds is not absent"
+    assert [h.section for h in lease.search(misspelt, k=1)] == ["8.25"]
 
 
 def test_concept_query_is_not_swamped_by_section_symbols(lease: Corpus) -> None:

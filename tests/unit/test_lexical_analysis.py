@@ -133,6 +133,28 @@ def test_names_the_workspace_never_saw() -> None:
     assert unknown_names("Who pays the HVAC costs of the Acme lease?", _analyze, lambda t: False) == ["Acme"]
 
 
+def test_words_the_workspace_never_holds() -> None:
+    from kruschnexus.retrieve.vocabulary import absent_words, telling_absence
+
+    known = {"executive", "entitled", "after", "five", "year", "service", "deposit", "returned"}
+
+    def near(term: str) -> bool:  # one letter more than a known term
+        return any(term[:i] + term[i + 1 :] in known for i in range(len(term)))
+
+    question = "How long a sabbatical is the executive entitled to after five years of service?"
+    assert absent_words(question, _analyze, known.__contains__, near) == ["sabbatical"], "long asks, it is no subject"
+    assert absent_words("When is the security depposit returned?", _analyze, known.__contains__, near) == [
+        "security"
+    ], "depposit is a misspelling of a held word; security is absent"
+    assert absent_words("Is Section 12(b) of the 2019 Lease in force?", _analyze, lambda t: False, near) == ["force"], (
+        "numbers, ids and document-part words are never absent words"
+    )
+    terms = ["sabbat", "execut", "entitl", "five", "year", "servic"]
+    assert telling_absence(["sabbatical"], terms)
+    assert not telling_absence([], terms)
+    assert not telling_absence(["happens", "rendered", "unusable"], ["happen", "render", "unus", "premis", "fire"])
+
+
 def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
     freq = {"secur": 1, "deposit": 1, "landlord": 2, "acme": 1}
     topic = [_hit("a", 9.0, "secur", "deposit", "landlord"), _hit("b", 1.0, "landlord")]

@@ -77,6 +77,9 @@ class FusionSettings:
     documents: bool = True
     #: Power of the named document's own IDF in the lexical leg (see :attr:`LexicalQuery.local_idf`).
     local_idf: float = 1.5
+    #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
+    #: only a passage this much closer in meaning may stand for what the workspace never mentions.
+    absent_margin: float = 0.2
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

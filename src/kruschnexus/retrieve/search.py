@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from kruschnexus.retrieve.fusion import (
 )
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
-from kruschnexus.retrieve.vocabulary import candidate_names, unknown_names
+from kruschnexus.retrieve.vocabulary import absent_words, candidate_names, telling_absence, unknown_names
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
@@ -183,6 +184,12 @@ def run_search(
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
+    absent = absent_words(query.search_text, index.analyze, index.knows, index.knows_near) if match is None else []
+    if not telling_absence(absent, index.query_terms(query.search_text)):
+        absent = []
+    if absent:
+        # No span holds the whole question, however well it covers the rest: only meaning can stand for the word.
+        settings = dataclasses.replace(settings, floor=settings.floor + settings.absent_margin, coverage_floor=math.inf)
     doc_ids = match.doc_ids if match else ()
     text = query.search_text
     if match is not None:
@@ -219,7 +226,7 @@ def run_search(
         )
         for rank, s in enumerate(admitted, start=1)
     ]
-    trace = _trace(query, embedder, settings, scored, rows, len(hits), match)
+    trace = _trace(query, embedder, settings, scored, rows, len(hits), match, absent=absent)
     return SearchOutcome(hits, trace)
 
 
@@ -332,6 +339,7 @@ def _trace(
     hits: int,
     match: DocMatch | None,
     unknown: list[str] | None = None,
+    absent: list[str] | None = None,
 ) -> ExplainTrace:
     candidates = []
     for s in scored:
@@ -368,6 +376,11 @@ def _trace(
         )
         if unknown:
             reason = f"the question names {', '.join(unknown)}, which no document of this workspace contains"
+        elif absent and scored:
+            reason = (
+                f"no document of this workspace holds {', '.join(absent)}, and no candidate came close enough in "
+                f"meaning to stand for it (similarity floor raised to {settings.floor:.2f})"
+            )
         elif not scored and match is not None and query.sections:
             reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
         abstain = AbstainTrace(
@@ -378,6 +391,8 @@ def _trace(
             rejected=record.rejected,
         )
     parsed: dict[str, Any] = {k: v for k, v in dataclasses.asdict(query).items() if v not in ((), "")}
+    if absent:
+        parsed["absent_words"] = list(absent)
     if match is not None:
         parsed["document"] = {
             "doc_id": match.doc_id,

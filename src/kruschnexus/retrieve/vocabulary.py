@@ -49,3 +49,46 @@ def unknown_names(text: str, analyze: Callable[[str], list[str]], known: Callabl
         if terms and not any(known(t) for t in terms):
             unknown.append(word)
     return unknown
+
+
+#: Words that ask how much, how long or when: a question holds them, the text that answers it rarely does.
+QUESTION_WORDS = frozenset(
+    "many much long often far soon early earlier late later most least ahead happen happens happened".split()
+)
+#: A word this long or longer that no document holds, but one edit away from a word one holds, is a misspelling
+#: of it (``recieve``); a shorter one has too many neighbours one edit away for that to say anything.
+MISSPELT_CHARS = 5
+
+
+def absent_words(
+    text: str,
+    analyze: Callable[[str], list[str]],
+    known: Callable[[str], bool],
+    near: Callable[[str], bool],
+) -> list[str]:
+    """Words of ``text`` (letters only, three or more, not stop, document-part or question words) none of whose terms
+    any document holds, nor (for terms of :data:`MISSPELT_CHARS` or more) a term one edit away: "sabbatical",
+    "cryptocurrency", "swimming". The question asks about something the workspace never mentions; the caller
+    decides how much that weighs."""
+    absent: list[str] = []
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        bare = word.lower().strip(".'’-")
+        if len(bare) < 3 or not bare.isalpha() or bare in STOPWORDS or bare in PART_WORDS or bare in QUESTION_WORDS:
+            continue
+        terms = [t for t in analyze(word) if len(t) > 1 and t.isalpha()]
+        if terms and not any(known(t) or (len(t) >= MISSPELT_CHARS and near(t)) for t in terms):
+            absent.append(word)
+    return list(dict.fromkeys(absent))
+
+
+#: The most of a question's terms that may be absent for the absence to say something: a workspace that lacks more
+#: of its words (three short leases asked "what happens if the premises are rendered unusable") does not share the
+#: question's vocabulary, and a missing word there is no sign of a missing subject.
+ABSENT_SHARE = 1 / 3
+
+
+def telling_absence(absent: list[str], terms: list[str]) -> bool:
+    """Whether ``absent`` words (see :func:`absent_words`) say the workspace lacks the question's subject: some are
+    absent, and they are at most :data:`ABSENT_SHARE` of the question's ``terms``."""
+    return bool(absent) and len(absent) <= ABSENT_SHARE * len(terms)
