@@ -336,7 +336,29 @@ def test_a_wrapped_line_that_starts_with_a_reference_opens_nothing() -> None:
 def test_a_list_of_section_headings_stays_one_span() -> None:
     toc = ["2.1 Term Commitments", "2.2 Procedure for Term Loan Borrowing", "2.3 Repayment of Term Loans"]
     page = make_page([(BlockKind.PARAGRAPH, ["SECTION 2 AMOUNT AND TERMS"]), (BlockKind.PARAGRAPH, toc)])
-    assert _sections(page)[-1] == ("2.1", "\n".join(toc))
+    assert _sections(page) == [("2.1", "SECTION 2 AMOUNT AND TERMS\n\n" + "\n".join(toc))], "the title joins it"
+
+
+def test_a_line_holding_only_a_section_title_joins_the_text_after_it() -> None:
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["7.1 Financial Condition Covenants."]),
+            (BlockKind.LIST_ITEM, ["(a) Maximum Leverage Ratio. Permit the ratio to exceed 4.75:1.00."]),
+            (BlockKind.LIST_ITEM, ["(b) Cure. The Borrower may cure a breach with equity."]),
+            (BlockKind.PARAGRAPH, ["7.2 Indebtedness. Create no Indebtedness, except as follows."]),
+            (BlockKind.PARAGRAPH, ["Ratio Tables Attached Hereto"]),
+            (BlockKind.PARAGRAPH, ["7.3 Liens. Create no Lien."]),
+        ]
+    )
+    assert _sections(page) == [
+        (
+            "7.1(a)",
+            "7.1 Financial Condition Covenants.\n\n(a) Maximum Leverage Ratio. Permit the ratio to exceed 4.75:1.00.",
+        ),
+        ("7.1(b)", "(b) Cure. The Borrower may cure a breach with equity."),
+        ("7.2", "7.2 Indebtedness. Create no Indebtedness, except as follows.\n\nRatio Tables Attached Hereto"),
+        ("7.3", "7.3 Liens. Create no Lien."),
+    ], "a title line that opens no section (the capitalised words after 7.2) joins nothing"
 
 
 def test_a_heading_that_ends_mid_sentence_keeps_the_open_sections() -> None:
@@ -499,7 +521,7 @@ def test_a_numbered_clause_inside_a_sentence_opens_nothing() -> None:
     assert all(section is None or "(2)" not in section for section, _ in _sections(page))
     items = ["(a) pay the rent when due; and", "(b) keep the premises in good repair."]
     page = make_page([(BlockKind.PARAGRAPH, ["7. Tenant's Duties"]), *((BlockKind.LIST_ITEM, [i]) for i in items)])
-    assert [section for section, _ in _sections(page)] == ["7", "7(a)", "7(b)"]
+    assert [section for section, _ in _sections(page)] == ["7(a)", "7(b)"], "the title line joins its first item"
 
 
 def test_a_title_at_a_block_end_never_joins_the_next_block() -> None:

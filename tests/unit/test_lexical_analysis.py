@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.lexical.analysis import (
     entity_names,
     file_words,
-    is_title_only,
     legal_ids,
     line_markers,
     looks_like_contents,

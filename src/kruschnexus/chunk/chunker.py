@@ -1,7 +1,9 @@
 """Blocks -> spans. Spans are composed from block offsets; text is never searched again.
 
 A region is a run of consecutive body blocks of one page that belong to one section (a heading-only
-region joins the region after it). A region longer than ``max_chars`` is cut into windows at sentence
+region joins the region after it; so does a line that opens a numbered section and holds only its title,
+``7.1 Financial Condition Covenants.`` before ``(a) Maximum Consolidated Net Leverage Ratio. ...``). A region
+longer than ``max_chars`` is cut into windows at sentence
 ends (else at a space). Non-body blocks (headers, footers, page numbers, stamps, line numbers) end a
 region and never fall inside one. A body block in which a line opens a numbered section is first cut there
 (:func:`~kruschnexus.chunk.lines.section_pieces`).
@@ -21,8 +23,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from kruschnexus.chunk.grammar import is_within
 from kruschnexus.chunk.lines import ABBREVIATIONS, OPEN_END, section_pieces
 from kruschnexus.chunk.sections import Marker, SectionTracker, parse_marker
+from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
 _SENTENCE_END = re.compile(r"[.!?;:][\"'”’)\]]*(?=\s+[\"'“(\[A-Z0-9§])")
@@ -44,6 +48,9 @@ class _Region:
     headers: tuple[str, ...]
     kinds: list[str] = field(default_factory=list)
     headings_only: bool = True
+    #: Some piece of it is a title line of a numbered section (not a heading block): it joins only that section's
+    #: own text (``12.1 The Landlord.`` never joins ``13. Insurance. ...``).
+    title_line: bool = False
     cells: list[Cell] = field(default_factory=list)
 
 
@@ -157,8 +164,9 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
                 yield alone
             continue
         for piece in section_pieces(page, block):
-            _track(page, piece, tracker)
-            finished, current = _extend(current, piece, tracker)
+            opened = _track(page, piece, tracker)
+            title = piece.kind == BlockKind.HEADING or (opened and is_title_only(page.text[piece.start : piece.end]))
+            finished, current = _extend(current, piece, tracker, title)
             if finished is not None:
                 yield finished
     if current is not None:
@@ -176,21 +184,33 @@ def _region_alone(page: Page, block: Block, tracker: SectionTracker) -> _Region 
     return None
 
 
-def _extend(current: _Region | None, piece: Block, tracker: SectionTracker) -> tuple[_Region | None, _Region]:
-    """Add a tracked body piece to the current region, or start a new one (returning the finished one)."""
+def _extend(
+    current: _Region | None, piece: Block, tracker: SectionTracker, title: bool
+) -> tuple[_Region | None, _Region]:
+    """Add a tracked body piece to the current region, or start a new one (returning the finished one); ``title``:
+    the piece is a heading, or a line that opens a section and holds only its title."""
     key = (tracker.section, tracker.section_path, tracker.headers)
     finished = None
     if current is not None and (current.section, current.section_path, current.headers) == key:
         current.end = piece.end
-    elif current is not None and current.headings_only:
+    elif current is not None and current.headings_only and _may_join(current, tracker.section):
         current.end = piece.end
         current.section, current.section_path, current.headers = key
     else:
         finished = current
         current = _Region(piece.start, piece.end, *key)
     current.kinds.append(piece.kind.value)
-    current.headings_only = current.headings_only and piece.kind == BlockKind.HEADING
+    current.headings_only = current.headings_only and title
+    current.title_line = current.title_line or (title and piece.kind != BlockKind.HEADING)
     return finished, current
+
+
+def _may_join(titles: _Region, section: str | None) -> bool:
+    """Whether a heading-only region joins text of ``section``: a heading always; a section's title line only its
+    own section's text or a section below it."""
+    if not titles.title_line:
+        return True
+    return titles.section is None or (section is not None and is_within(section, titles.section))
 
 
 def _table_region(page: Page, block: Block, tracker: SectionTracker) -> _Region | None:
@@ -204,9 +224,10 @@ def _table_region(page: Page, block: Block, tracker: SectionTracker) -> _Region 
     return region
 
 
-def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
+def _track(page: Page, block: Block, tracker: SectionTracker) -> bool:
+    """Update ``tracker`` with a body piece; whether the piece opened a numbered section."""
     if block.kind == BlockKind.TABLE:
-        return  # a table cell reading "11.00" or "4.50" is an amount, not a section number
+        return False  # a table cell reading "11.00" or "4.50" is an amount, not a section number
     text = page.text[block.start : block.end]
     marker = parse_marker(text, heading=block.kind == BlockKind.HEADING)
     run_in = tracker.mid_sentence
@@ -218,10 +239,12 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> None:
         tracker.body()  # ``v. Hardin, 183 N.C. App. 92``: a case name, not item (v)
     elif marker is not None:
         tracker.open(marker, header_of(text, block.kind))
+        return True
     elif block.kind == BlockKind.HEADING and not _CONTINUES.search(text.strip()) and not _is_notice(text):
         tracker.title(header_of(text, block.kind), block.level)
     else:
         tracker.body()
+    return False
 
 
 #: Labels that start a list: ``(1)``, ``(a)``, ``(A)``, ``(i)``, ``(I)``.

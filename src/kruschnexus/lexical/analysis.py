@@ -157,20 +157,3 @@ def looks_like_contents(text: str) -> bool:
         return True
     titles = sum(1 for line in lines if _TITLE_LINE.match(line))
     return titles >= 3 and 3 * titles >= 2 * len(lines)
-
-
-_TITLE_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-#: Short words a title leaves in lower case (``Term of Lease``, ``Obligations of the Parties``).
-_TITLE_SMALL = frozenset("a an and as at by for in of on or the to with".split())
-TITLE_ONLY_CHARS = 80
-
-
-def is_title_only(text: str) -> bool:
-    """The text is one short line whose words are capitalised (``5. Forecasts; Terpene Cost Information.``,
-    ``ARTICLE X FORCE MAJEURE``): a heading left alone at the end of a page. It names its section and holds
-    nothing of it."""
-    line = " ".join(text.split())
-    if not line or len(line) > TITLE_ONLY_CHARS or "\n" in text.strip():
-        return False
-    words = [w for w in _TITLE_WORD.findall(line) if w.lower() not in _TITLE_SMALL]
-    return bool(words) and all(w[0].isupper() for w in words)

@@ -39,7 +39,7 @@ class Candidate:
         opens: the markers of the span's first line: the span is where those sections begin.
         contents: the span is a table of contents (see
             :func:`~kruschnexus.lexical.analysis.looks_like_contents`): it ranks after every other span.
-        title_only: the span is a heading alone (see :func:`~kruschnexus.lexical.analysis.is_title_only`): unless
+        title_only: the span is a heading alone (see :func:`~kruschnexus.chunk.titles.is_title_only`): unless
             the query names a section, it ranks after every span that holds text.
     """
 

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
-from kruschnexus.lexical.analysis import is_title_only, line_markers, looks_like_contents
+from kruschnexus.lexical.analysis import line_markers, looks_like_contents
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.retrieve.confidence import features
