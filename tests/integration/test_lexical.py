@@ -15,7 +15,7 @@ from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.ingest import Ingester
 from kruschnexus.lexical.index import IndexState, LexicalQuery, SpanEntry
-from kruschnexus.lexical.sync import Lexicon
+from kruschnexus.lexical.sync import STALE_SHARE, Lexicon
 from kruschnexus.lexical.tantivy_index import FORMAT, TantivyIndex
 from tests.conftest import FIXTURES, ROOT
 
@@ -82,6 +82,45 @@ def test_a_deleted_document_leaves_the_index(corpus: Corpus) -> None:
     assert any(k[0] == doc_id for k in _sparse_keys(corpus, "security deposit"))
     corpus.delete_document(doc_id)
     assert all(k[0] != doc_id for k in _sparse_keys(corpus, "security deposit"))
+
+
+def _sparse_scores(corpus: Corpus, query: str) -> dict[tuple[str, int | None, int], float]:
+    trace = corpus.run(query, k=10, legs=("sparse",)).trace
+    return {(c.doc_id, c.page_number, c.ordinal): c.sparse_score or 0.0 for c in trace.candidates}
+
+
+def test_documents_read_again_never_leave_stale_statistics(corpus: Corpus, tmp_path: Path) -> None:
+    """The engine counts deleted entries in its statistics until segments merge: once the entries deleted since the
+    index was built whole pass STALE_SHARE of the live ones, the next sync builds it whole, and the scores are a fresh
+    index's again."""
+    note = tmp_path / "deposit_note.txt"
+    note.write_text("The landlord shall return the security deposit within thirty days.\n", encoding="utf-8")
+    docs = [*DOCS, note]
+    corpus.ingest(docs)
+    index = corpus.lexicon.index(corpus.workspace)
+    by_source = {d.source: d.doc_id for d in corpus.documents()}
+    live = index.span_count()
+    small = min(by_source.values(), key=lambda d: index.span_count([d]))
+    big = max(by_source.values(), key=lambda d: index.span_count([d]))
+    assert index.span_count([small]) <= STALE_SHARE * live < index.span_count([big]), "the fixtures must straddle it"
+    query = "landlord shall return the security deposit"
+
+    def read_again(doc_id: str) -> int:
+        """Delete the document and ingest it again (both sync the index); the deleted entries the index counts."""
+        source = next(s for s, d in by_source.items() if d == doc_id)
+        corpus.delete_document(doc_id)
+        corpus.ingest([next(p for p in docs if p.name == source)])
+        corpus.lexicon.sync(corpus.store, corpus.workspace)
+        state = index.state
+        assert state is not None
+        return state.deleted
+
+    small_spans = index.span_count([small])
+    assert read_again(small) == small_spans, "a small change is applied in place, its old entries counted"
+    assert read_again(big) == 0, "past the share the index is built whole"
+    scores = _sparse_scores(corpus, query)
+    assert corpus.reindex().rebuilt
+    assert _sparse_scores(corpus, query) == pytest.approx(scores), "the scores of an index built whole"
 
 
 def test_statistics_are_per_workspace(settings: Settings, embedder: Embedder, workspace: str) -> None:

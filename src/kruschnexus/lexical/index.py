@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -108,6 +108,9 @@ class IndexState:
 
     generation: str
     applied: int
+    #: Span entries deleted (removed or replaced) since the index was last built whole: the engine keeps counting
+    #: them in its statistics (document frequencies, field lengths) until their segments merge.
+    deleted: int = 0
 
 
 class LexicalIndex(Protocol):
@@ -134,6 +137,9 @@ class LexicalIndex(Protocol):
 
     def documents(self, terms: list[str], limit: int) -> list[DocHit]:
         """Documents whose name (or first pages) match the analysed ``terms``, best first."""
+
+    def span_count(self, doc_ids: Sequence[str] | None = None) -> int:
+        """Live span entries: of the documents ``doc_ids``, or of every document."""
 
     def knows(self, term: str) -> bool:
         """Whether anything indexed holds the analysed ``term``."""

@@ -19,7 +19,7 @@ import logging
 import math
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,7 @@ class TantivyIndex:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
         try:
-            return IndexState(str(data["generation"]), int(data["applied"]))
+            return IndexState(str(data["generation"]), int(data["applied"]), int(data.get("deleted", 0)))
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -181,7 +181,11 @@ class TantivyIndex:
                 writer.wait_merging_threads()
             self._writers = None
         tmp = self.folder / FORMAT / "state.json.tmp"
-        tmp.write_text(json.dumps({"format": FORMAT, "generation": state.generation, "applied": state.applied}))
+        tmp.write_text(
+            json.dumps(
+                {"format": FORMAT, "generation": state.generation, "applied": state.applied, "deleted": state.deleted}
+            )
+        )
         os.replace(tmp, self.folder / FORMAT / "state.json")
         self._spans.reload()
         self._docs.reload()
@@ -272,6 +276,16 @@ class TantivyIndex:
             if searcher.search(_all_of(schema, [either, only]), 1).hits:
                 found.add(term)
         return found
+
+    def span_count(self, doc_ids: Sequence[str] | None = None) -> int:
+        """Live span entries: of the documents ``doc_ids``, or of every document."""
+        self._spans.reload()
+        searcher = self._spans.searcher()
+        if doc_ids is None:
+            return int(searcher.num_docs)
+        if not doc_ids:
+            return 0
+        return _count(searcher, tantivy.Query.term_set_query(self._spans.schema, "doc_id", list(doc_ids)))
 
     def knows(self, term: str) -> bool:
         """Whether any span's text or headings, or any document's name or first pages, hold the analysed term."""
