@@ -101,6 +101,32 @@ def adopt(root: Path, copy: Path, digest: str) -> Path:
     return target
 
 
+@contextmanager
+def kept_as(root: Path, digest: str, name: str) -> Iterator[Path]:
+    """The kept bytes of ``digest`` under the file name ``name`` (a link in a fresh staging folder, removed
+    afterwards), to read a stored document again: readers know a format by its file name.
+
+    Raises:
+        ParseError: the bytes are no longer kept (their file under ``root`` was removed).
+        ConfigError: the staging folder cannot be written.
+    """
+    kept = blob_path(root, digest)
+    if not kept.is_file():
+        raise ParseError(
+            Path(name), f"its original bytes are no longer kept ({kept} is missing): ingest the file again"
+        )
+    folder = _staging(root)
+    try:
+        link = folder / Path(name).name
+        try:
+            os.link(kept, link)
+        except OSError:
+            shutil.copyfile(kept, link)
+        yield link
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _staging(root: Path) -> Path:
     """A fresh staging folder, named after this process; the folders of processes that died (a kill during an
     ingest) are removed first."""

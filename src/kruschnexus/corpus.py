@@ -151,6 +151,32 @@ class Corpus:
         self.lexicon.sync(self.store, self.workspace)
         return results
 
+    def reread(self, every: bool = False, ocr: str | None = None, progress: Progress | None = None) -> list[FileResult]:
+        """Read this workspace's stored documents again from their kept original bytes: those an older extractor or
+        chunker read, or with pages that were not OCR'd and now can be (under ``ocr``, as :meth:`ingest`), or
+        ``every`` one. Each is replaced in one transaction; spans whose text did not change keep their vectors.
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+        """
+        self.require_exists()
+        results = []
+        with self._readers.borrow() if self._readers else contextlib.nullcontext(None) as reader:
+            ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr, reader=reader)
+            try:
+                for row in self.store.read_versions(self.workspace):
+                    doc_id = str(row["doc_id"])
+                    if not every and not ingester.stale_because(doc_id, row):
+                        continue
+                    result = ingester.reread(doc_id, str(row["source"]), row["doc_type"], progress)
+                    if progress is not None:
+                        progress.file_done(result)
+                    results.append(result)
+            finally:
+                ingester.close()
+        self.lexicon.sync(self.store, self.workspace)
+        return results
+
     def reindex(self) -> SyncReport:
         """Rebuild this workspace's lexical index from the database (it is derived; nothing is lost).
 

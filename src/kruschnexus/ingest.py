@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,7 +24,7 @@ from kruschnexus.errors import (
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
-from kruschnexus.parse.ocr import OcrMode
+from kruschnexus.parse.ocr import OcrMode, tesseract_version
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
@@ -76,6 +77,8 @@ class FileResult:
     seconds: float = 0.0
     kind: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Spans whose vector was taken from a stored span with the same embedding text (see :func:`embed_key`).
+    reused: int = 0
 
     @property
     def failed(self) -> bool:
@@ -135,6 +138,9 @@ class Ingester:
         self.read_options = read_options(settings, ocr)
         self.reader = reader or ReadWorker(ReadLimits.from_settings(settings))
         self._title: str | None = None
+        self._reused = 0
+        #: Vectors of the document being read again, by embedding key (see :meth:`reread`).
+        self._kept: dict[str, Any] = {}
 
     def close(self) -> None:
         """Stop the reader process (a later file starts another), unless it was lent."""
@@ -163,9 +169,32 @@ class Ingester:
         self, path: Path, doc_type: str | None, named: bool = True, progress: Progress | None = None
     ) -> FileResult:
         """Ingest one file (see :class:`FileResult`)."""
+        return self._guarded(path, named, lambda: self._ingest(path, doc_type, progress))
+
+    def reread(self, doc_id: str, source: str, doc_type: str | None, progress: Progress | None = None) -> FileResult:
+        """Read a stored document again from its kept original bytes, with this version's reader, chunker and OCR
+        choice, and replace it in one transaction (searches see the old version until commit, then the new one).
+        Spans whose embedding text did not change keep their vectors (see :func:`embed_key`). The result's status is
+        ``ingested`` (or ``failed``: the stored version stays)."""
+        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        path = Path(source)
+
+        def read_again() -> FileResult:
+            # Read before the transaction that replaces the document: inside it, its old spans are gone.
+            self._kept = self.store.document_vectors(self.workspace, doc_id, self.embedder.dim)
+            try:
+                with blobs.kept_as(self.settings.blob_dir, doc_id, source) as kept:
+                    return self._store_new(path, kept, doc_id, doc_type, progress, replace=True)
+            finally:
+                self._kept = {}
+
+        return self._guarded(path, True, read_again)
+
+    def _guarded(self, path: Path, named: bool, run: Callable[[], FileResult]) -> FileResult:
+        """``run()``, with every error of reading or storing one file turned into its failed result."""
         started = time.monotonic()
         try:
-            result = self._ingest(path, doc_type, progress)
+            result = run()
         except UnsupportedFormatError as exc:
             result = FileResult(str(path), "failed" if named else "skipped", exc.reason)
         except ParseError as exc:
@@ -213,13 +242,39 @@ class Ingester:
         if stored_as is None:
             return None
         note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
+        why = self.stale_because(digest)
+        if why:
+            note += f"; {why}: `nexus reingest -w {self.workspace}` reads it again"
         return FileResult(str(path), "unchanged", note, doc_id=digest)
 
+    def stale_because(self, doc_id: str, row: Mapping[str, Any] | None = None) -> str:
+        """Why reading the stored document again would change it (``""`` when it would not): an older extractor or
+        chunker read it, or pages still without text would be OCR'd under this ingest's OCR choice."""
+        if row is None:
+            rows = self.store.read_versions(self.workspace, doc_id)
+            if not rows:
+                return ""
+            row = rows[0]
+        versions = (row["extractor_version"], row["chunker_version"])
+        if versions != (EXTRACTOR_VERSION, CHUNKER_VERSION):
+            return f"read by an older version ({versions[0]}, {versions[1]})"
+        if row["needs_ocr"] and self.read_options.ocr != OcrMode.NEVER and tesseract_version() is not None:
+            return "pages without a text layer that were not OCR'd then, and Tesseract is here now"
+        return ""
+
     def _store_new(
-        self, path: Path, copy: Path, digest: str, doc_type: str | None, progress: Progress | None
+        self,
+        path: Path,
+        copy: Path,
+        digest: str,
+        doc_type: str | None,
+        progress: Progress | None,
+        replace: bool = False,
     ) -> FileResult:
-        """Store the document read from ``copy`` (the snapshot of ``path``, which names it)."""
+        """Store the document read from ``copy`` (the snapshot of ``path``, which names it); ``replace``: in place
+        of the stored version of these bytes."""
         self._title = None
+        self._reused = 0
         with self.reader.open(copy, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
@@ -229,6 +284,8 @@ class Ingester:
                 str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
             )
             with self.store.document_transaction(self.workspace) as writer:
+                if replace:
+                    writer.remove(self.workspace, digest)
                 stored = writer.document(
                     {
                         "workspace": self.workspace,
@@ -266,6 +323,12 @@ class Ingester:
                 result.reason += (
                     f"; no text recognised (a picture, or too faint to read) on: {_ranges(result.ocr_no_text)}"
                 )
+        result.reused = self._reused
+        if replace:
+            note = (
+                f"read again ({EXTRACTOR_VERSION}, {CHUNKER_VERSION}); {result.reused} of {result.spans} vectors kept"
+            )
+            result.reason = f"{note}; {result.reason}" if result.reason else note
         return result
 
     def _write_pages(
@@ -301,13 +364,24 @@ class Ingester:
         writer.blocks(batch.blocks)
         if not batch.spans:
             return 0
-        vectors = self.embedder.embed([embedding_text(chunk, self._title or "") for chunk, _ in batch.spans])
+        texts = [embedding_text(chunk, self._title or "") for chunk, _ in batch.spans]
+        keys = [embed_key(self.embedder.model_id, text) for text in texts]
+        vectors = self._vectors(texts, keys)
         rows = [
-            self._span_row(doc_id, chunk, ordinal, vector)
-            for (chunk, ordinal), vector in zip(batch.spans, vectors, strict=True)
+            {**self._span_row(doc_id, chunk, ordinal, vector), "embed_key": key}
+            for (chunk, ordinal), vector, key in zip(batch.spans, vectors, keys, strict=True)
         ]
         writer.spans(rows)
         return len(rows)
+
+    def _vectors(self, texts: list[str], keys: list[str]) -> list[Any]:
+        """A vector for each text: a stored span's with the same key, or the model's (for those alone)."""
+        known = {key: self._kept[key] for key in keys if key in self._kept}
+        known.update(self.store.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
+        missing = [i for i, key in enumerate(keys) if key not in known]
+        fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
+        self._reused += len(texts) - len(missing)
+        return [known[key] if key in known else next(fresh) for key in keys]
 
     def _page_row(self, doc_id: str, page: Page) -> dict[str, Any]:
         return {
@@ -358,6 +432,11 @@ class Ingester:
             "dim": self.embedder.dim,
             "embedding": vector,
         }
+
+
+def embed_key(model_id: str, text: str) -> str:
+    """What a vector is stored under: the model and the exact text it read (two spans with one key have one vector)."""
+    return hashlib.sha256(f"{model_id}\0{text}".encode()).hexdigest()
 
 
 def read_options(settings: Settings, ocr: str | None = None) -> ReadOptions:

@@ -93,13 +93,14 @@ def _register() -> None:
         ingest,
         mcp,
         reindex,
+        reingest,
         search,
         serve,
         token,
         verify,
     )
 
-    for module in (doctor, ingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token):
+    for module in (doctor, ingest, reingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token):
         cli.add_command(module.command)
 
 

@@ -14,7 +14,7 @@ from kruschnexus.corpus import Corpus
 from kruschnexus.ingest import FileResult
 
 
-class _Bar:
+class Bar:
     """Feeds ingest progress to a rich progress bar (pages of the current file)."""
 
     def __init__(self, bar: Progress) -> None:
@@ -54,7 +54,7 @@ def command(paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: 
     Exit 1 if any file failed.
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
-        results = corpus.ingest(list(paths), doc_type=doc_type, progress=_Bar(bar), ocr=ocr)
+        results = corpus.ingest(list(paths), doc_type=doc_type, progress=Bar(bar), ocr=ocr)
     if as_json:
         render.ingest_json(results, workspace)
     else:

@@ -69,9 +69,9 @@ def doctor_json(report: DoctorReport) -> None:
     json_line({"healthy": report.healthy, "checks": [asdict(c) for c in report.checks]})
 
 
-def ingest_results(results: Sequence[FileResult], workspace: str) -> None:
+def ingest_results(results: Sequence[FileResult], workspace: str, title: str = "") -> None:
     """The per-file result table."""
-    table = Table(title=f"ingest into workspace {workspace!r}")
+    table = Table(title=title or f"ingest into workspace {workspace!r}")
     for name in ("file", "status", "pages", "spans", "seconds", "note"):
         table.add_column(name, overflow="fold")
     colors = {"ingested": "green", "unchanged": "cyan", "skipped": "yellow", "failed": "red"}
@@ -88,6 +88,9 @@ def ingest_results(results: Sequence[FileResult], workspace: str) -> None:
     out.print(table)
     counts = {s: sum(1 for r in results if r.status == s) for s in colors}
     out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no files")
+    reused = sum(r.reused for r in results)
+    if reused:
+        out.print(f"{reused} of {sum(r.spans for r in results)} span vectors kept from stored spans of the same text")
 
 
 def ingest_json(results: Sequence[FileResult], workspace: str) -> None:

@@ -273,6 +273,29 @@ class PgStore:
             rows = conn.execute(q.SELECT_DOCUMENT_SOURCES, {"workspace": workspace, "doc_ids": list(doc_ids)})
             return {str(row["doc_id"]): str(row["source"]) for row in rows.fetchall()}
 
+    @_read
+    def read_versions(self, workspace: str, doc_id: str | None = None) -> list[Row]:
+        """Each document's (or one's) source, type, extractor and chunker versions, and whether a page still needs
+        OCR."""
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+
+    @_read
+    def document_vectors(self, workspace: str, doc_id: str, dim: int) -> dict[str, Any]:
+        """The stored vectors of one document by embedding key."""
+        with self.scoped(workspace) as conn:
+            rows = conn.execute(q.SELECT_DOCUMENT_VECTORS, {"workspace": workspace, "doc_id": doc_id, "dim": dim})
+            return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
+
+    @_read
+    def vectors_by_key(self, workspace: str, dim: int, keys: Sequence[str]) -> dict[str, Any]:
+        """Stored vectors of this workspace by embedding key (those found)."""
+        if not keys:
+            return {}
+        with self.scoped(workspace) as conn:
+            rows = conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
+            return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
+
     @contextlib.contextmanager
     def document_transaction(self, workspace: str) -> Iterator[DocumentWriter]:
         """One transaction for one document of ``workspace``: all of it is stored, or none of it."""
@@ -365,6 +388,11 @@ class DocumentWriter:
         both store it and neither sees a constraint error; the caller then rolls back."""
         row = self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})}).fetchone()
         return row is not None
+
+    def remove(self, workspace: str, doc_id: str) -> None:
+        """Delete the stored document (its pages, blocks and spans go with it) before it is stored again in this
+        transaction: a reader sees the old version until commit, then the new one, never neither."""
+        self._conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id})
 
     def pages(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Page (or unit) rows; ``locator`` as a plain JSON value or ``None``."""

@@ -54,10 +54,10 @@ INSERT_BLOCK = sql.SQL(
 )
 INSERT_SPAN = sql.SQL(
     "INSERT INTO spans (workspace, doc_id, page_number, ordinal, char_start, char_end, text, section,"
-    " section_path, heading_path, header, boxes, bbox, locator, used_ocr, dim, embedding, tsv)"
+    " section_path, heading_path, header, boxes, bbox, locator, used_ocr, dim, embedding, embed_key, tsv)"
     " VALUES (%(workspace)s, %(doc_id)s, %(page_number)s, %(ordinal)s, %(char_start)s, %(char_end)s, %(text)s,"
     " %(section)s, %(section_path)s, %(heading_path)s, %(header)s, %(boxes)s, %(bbox)s, %(locator)s,"
-    " %(used_ocr)s, %(dim)s, %(embedding)s,"
+    " %(used_ocr)s, %(dim)s, %(embedding)s, %(embed_key)s,"
     " setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B'))"
 )
 _DOCUMENT_ROWS = (
@@ -65,6 +65,23 @@ _DOCUMENT_ROWS = (
     " FROM documents WHERE workspace = %(workspace)s"
 )
 SELECT_DOCUMENTS = sql.SQL(_DOCUMENT_ROWS + " ORDER BY source, doc_id")
+#: What deciding whether to read a document again needs: the versions that read it, and whether pages still lack text.
+SELECT_READ_VERSIONS = sql.SQL(
+    "SELECT d.doc_id, d.source, d.doc_type, d.extractor_version, d.chunker_version,"
+    " EXISTS (SELECT 1 FROM pages p WHERE p.workspace = d.workspace AND p.doc_id = d.doc_id AND p.needs_ocr)"
+    " AS needs_ocr FROM documents d WHERE d.workspace = %(workspace)s"
+    " AND (%(doc_id)s::text IS NULL OR d.doc_id = %(doc_id)s) ORDER BY d.source, d.doc_id"
+)
+#: The stored vectors of one document by embedding key (see migration 0005).
+SELECT_DOCUMENT_VECTORS = sql.SQL(
+    "SELECT DISTINCT ON (embed_key) embed_key, embedding FROM spans WHERE workspace = %(workspace)s"
+    " AND doc_id = %(doc_id)s AND dim = %(dim)s AND embed_key IS NOT NULL"
+)
+#: Stored vectors by embedding key (see migration 0005), one per key.
+SELECT_VECTORS_BY_KEY = sql.SQL(
+    "SELECT DISTINCT ON (embed_key) embed_key, embedding FROM spans"
+    " WHERE workspace = %(workspace)s AND dim = %(dim)s AND embed_key = ANY(%(keys)s)"
+)
 SELECT_DOCUMENT_INFO = sql.SQL(_DOCUMENT_ROWS + " AND doc_id = %(doc_id)s")
 _SPAN_ROWS = (
     "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator,"
