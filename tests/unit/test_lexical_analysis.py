@@ -69,6 +69,12 @@ def test_a_clear_name_is_chosen_and_its_words_stripped() -> None:
     terms = name_terms(_analyze, question)
     assert "the" not in terms and "acme" in terms
     assert strip_naming(_analyze, question, match.terms) == "Under the when is rent due?"
+    naming = ["supply", "agreement", "florida", "chemical", "company", "llc", "flotek", "chemistry"]
+    cuad = "Consider the Supply Agreement between Florida Chemical Company, LLC and Flotek Chemistry, LLC; any cap?"
+    assert strip_naming(_analyze, cuad, naming) == "any cap?", "a clause that only names the document goes"
+    assert strip_naming(_analyze, "Supply Agreement; Flotek LLC", naming) == "", "never more than the whole"
+    kept = "Note: under the Flotek supply agreement, who pays freight?"
+    assert strip_naming(_analyze, kept, naming) == "Note: under the who pays freight?", "a clause that asks stays"
 
 
 def test_no_match_when_ambiguous_or_generic() -> None:

@@ -118,7 +118,26 @@ def identifier_terms(analyze: Callable[[str], list[str]], text: str) -> set[str]
 
 
 def strip_naming(analyze: Callable[[str], list[str]], text: str, terms: Sequence[str]) -> str:
-    """``text`` without the words whose analysed form is one of the naming ``terms`` (spacing kept simple)."""
+    """``text`` without the words whose analysed form is one of the naming ``terms`` (spacing kept simple), and
+    without a clause (set off by ``;`` or ``:``) that does nothing but name the document: "Consider the Supply
+    Agreement between Florida Chemical Company, LLC and Flotek Chemistry, LLC; is there ..." is asked as "is there
+    ...", not as "Consider the between , and , ; is there ..."."""
     naming = set(terms)
-    kept = [w for w in text.split() if not (set(analyze(w)) and set(analyze(w)) <= naming)]
-    return " ".join(kept)
+
+    def names(word: str) -> bool:
+        found = set(analyze(word))
+        return bool(found) and found <= naming
+
+    clauses = [c for c in _CLAUSE_END.split(text) if c.strip()]
+    asking = [c for c in clauses if not _only_names(c.split(), names)] or clauses
+    return " ".join(w for clause in asking for w in clause.split() if not names(w))
+
+
+#: Where a clause ends inside a question: after ``;`` or ``:``.
+_CLAUSE_END = re.compile(r"(?<=[;:])\s+")
+
+
+def _only_names(words: list[str], names: Callable[[str], bool]) -> bool:
+    """Most of a clause's words name the document (the rest are the glue of a name: "Consider the ... between ...
+    and ...")."""
+    return 2 * sum(1 for w in words if names(w)) > len(words)
