@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(NEXUS) ingest tests/fixtures/sample_contract.pdf tests/fixtures/ligatures.pdf tests/fixtures/scanned_lease.pdf \
 		tests/fixtures/office_lease.docx tests/fixtures/office_rent_roll.csv tests/fixtures/html_filing.html \
-		--workspace demo
+		--workspace demo --create
 	$(PY) scripts/show_spans.py --workspace demo --limit 8
 	$(NEXUS) search "commercial office space Section 8.22" --workspace demo
 	$(NEXUS) search "how much is the security deposit" --workspace demo --k 3

@@ -1,7 +1,7 @@
 """Choose the similarity floor from measurement: sweep it over on-topic and off-topic queries.
 
 Over a workspace holding ``../shared/corpus`` (default workspace ``corpus``; ingest it first with
-``nexus ingest ../shared/corpus --workspace corpus``), every query's candidates are fetched once with
+``nexus ingest ../shared/corpus --workspace corpus --create``), every query's candidates are fetched once with
 ``Corpus.explain`` and re-fused at each floor with the same pure fusion code the product uses. A floor is
 good when every on-topic query still gets an answer and no off-topic or gibberish query does.
 

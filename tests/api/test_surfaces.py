@@ -105,7 +105,9 @@ def test_one_ingest_report_everywhere(client: TestClient, hub: Hub, settings: Se
     for name in names.values():
         with hub.corpus(name) as corpus:
             corpus.delete()
-    result = CliRunner().invoke(cli, ["ingest", str(source), "-w", names["cli"], "--json"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["ingest", str(source), "-w", names["cli"], "--create", "--json"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     from_cli = json.loads(result.output)
     upload = client.post(

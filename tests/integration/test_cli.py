@@ -26,6 +26,7 @@ def test_ingest_json_export_verify(workspace: str) -> None:
         str(FIXTURES / "scanned_lease.pdf"),
         "-w",
         workspace,
+        "--create",
         "--ocr",
         "never",
         "--json",
@@ -47,7 +48,7 @@ def test_ingest_json_export_verify(workspace: str) -> None:
 def test_ingest_exit_code_when_a_file_fails(workspace: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.4 nothing else")
-    code, out = run("ingest", str(bad), str(FIXTURES / "ligatures.pdf"), "-w", workspace)
+    code, out = run("ingest", str(bad), str(FIXTURES / "ligatures.pdf"), "-w", workspace, "--create")
     assert code == 1
     assert "broken.pdf" in out and "failed" in out and "ingested" in out
 
@@ -57,11 +58,56 @@ def test_bad_workspace_name_is_a_clear_error() -> None:
     assert code == 2 and "invalid workspace name" in out
 
 
-@pytest.mark.parametrize("command", ["export", "verify", "search"])
+@pytest.mark.parametrize("command", ["export", "verify", "search", "reingest"])
 def test_a_missing_workspace_is_an_error_everywhere(command: str) -> None:
     args = [command, "-w", "no-such-workspace-here"] + (["rent"] if command == "search" else [])
     code, out = run(*args)
     assert code == 2 and "'no-such-workspace-here' does not exist" in out
+
+
+def test_ingest_into_an_unknown_workspace_needs_create(workspace: str) -> None:
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--create")
+    assert code == 0
+    misspelt = workspace[:-1] + ("x" if workspace[-1] != "x" else "y")
+    code, out = run("ingest", str(FIXTURES / "ligatures.pdf"), "-w", misspelt)
+    assert code == 2 and f"no workspace '{misspelt}'" in out and f"did you mean '{workspace}'" in out, out
+    assert "--create" in out
+    code, out = run("workspaces", "list", "--json")
+    assert misspelt not in {w["name"] for w in json.loads(out)}, "nothing was made"
+
+
+def test_workspaces_and_documents_commands(workspace: str) -> None:
+    code, out = run("workspaces", "create", workspace, "--json")
+    assert code == 0 and json.loads(out) == {"workspace": workspace, "created": True}
+    code, out = run("workspaces", "create", workspace)
+    assert code == 0 and "already exists" in out
+    run("ingest", str(FIXTURES / "sample_contract.pdf"), str(FIXTURES / "office_rent_roll.csv"), "-w", workspace)
+    code, out = run("workspaces", "list", "--json")
+    listed = {w["name"]: w for w in json.loads(out)}
+    assert code == 0 and listed[workspace]["documents"] == 2
+    code, out = run("documents", "list", "-w", workspace, "--json")
+    docs = {d["source"]: d for d in json.loads(out)}
+    assert code == 0 and set(docs) == {"sample_contract.pdf", "office_rent_roll.csv"}
+    contract = docs["sample_contract.pdf"]
+    for name in ("sample_contract.pdf", contract["doc_id"], contract["doc_id"][:10]):
+        code, out = run("documents", "show", name, "-w", workspace, "--json")
+        assert code == 0 and json.loads(out)["doc_id"] == contract["doc_id"], name
+    code, out = run("documents", "show", "abc", "-w", workspace)
+    assert code == 2 and "no document 'abc'" in out, "a prefix shorter than 8 characters names nothing"
+    code, out = run("documents", "delete", "sample_contract.pdf", "-w", workspace, "--yes", "--json")
+    assert code == 0 and json.loads(out)["deleted"] == contract["doc_id"]
+    code, out = run("documents", "list", "-w", workspace, "--json")
+    assert code == 0 and [d["source"] for d in json.loads(out)] == ["office_rent_roll.csv"]
+    code, out = run("documents", "list", "-w", workspace)
+    assert code == 0 and "documents of workspace" in out and "sample_contract" not in out
+    result = CliRunner().invoke(cli, ["workspaces", "delete", workspace], input="n\n")
+    assert result.exit_code != 0, "declined: nothing is deleted"
+    code, out = run("workspaces", "delete", workspace, "--yes")
+    assert code == 0 and "1 document" in out
+    code, out = run("documents", "list", "-w", workspace)
+    assert code == 2 and "does not exist" in out
+    code, out = run("workspaces", "delete", workspace, "--yes")
+    assert code == 2 and "no workspace" in out
 
 
 def test_doctor_json() -> None:
@@ -81,7 +127,7 @@ def test_every_command_has_help() -> None:
 
 
 def test_a_query_may_start_with_an_exclusion_and_section_alone_is_a_lookup(workspace: str) -> None:
-    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--json")
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--create", "--json")
     assert code == 0, out
     code, out = run("explain", "-waiver late charge", "-w", workspace, "--json")
     assert code == 0, out
@@ -97,7 +143,7 @@ def test_a_query_may_start_with_an_exclusion_and_section_alone_is_a_lookup(works
 
 
 def test_piped_output_is_never_wrapped(workspace: str) -> None:
-    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--json")
+    code, out = run("ingest", str(FIXTURES / "sample_contract.pdf"), "-w", workspace, "--create", "--json")
     assert code == 0, out
     code, out = run("search", "security deposit returned to the tenant", "-w", workspace)
     lines = [line for line in out.splitlines() if line.strip()]

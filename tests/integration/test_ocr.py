@@ -157,10 +157,10 @@ def test_without_tesseract_doctor_and_ingest_say_what_is_missing(settings: Setti
     checks = {c["name"]: c for c in json.loads(doctor.stdout.strip().splitlines()[-1])["checks"]}
     assert doctor.returncode == 1 and not checks["tesseract"]["ok"]
     assert "apt install tesseract-ocr" in checks["tesseract"]["detail"]
-    auto = _nexus(env, "ingest", str(SCANNED), "-w", "no-tesseract", "--json")
+    auto = _nexus(env, "ingest", str(SCANNED), "-w", "no-tesseract", "--create", "--json")
     [file] = json.loads(auto.stdout.strip().splitlines()[-1])["files"]
     assert file["status"] == "ingested" and "Tesseract is not installed" in file["reason"]
-    always = _nexus(env, "ingest", str(SCANNED), "-w", "no-tesseract-always", "--ocr", "always", "--json")
+    always = _nexus(env, "ingest", str(SCANNED), "-w", "no-tesseract-always", "--create", "--ocr", "always", "--json")
     [file] = json.loads(always.stdout.strip().splitlines()[-1])["files"]
     assert always.returncode == 1 and file["status"] == "failed" and "tesseract-ocr" in file["reason"]
 

@@ -294,6 +294,7 @@ class _Crasher:
             str(self.batch),
             "--workspace",
             self.chain.workspace,
+            "--create",
             "--json",
         )
         self.log.append(f"  chain {self.chain.number}: completing run exit {done.returncode}")
@@ -312,7 +313,7 @@ class _Crasher:
         self.runs += 1
         app = f"crash-{os.getpid()}-{self.runs}"
         env = _env(self.chain.home, self.dsn, app)
-        cmd = _nexus("ingest", str(self.batch), "--workspace", self.chain.workspace, "--json")
+        cmd = _nexus("ingest", str(self.batch), "--workspace", self.chain.workspace, "--create", "--json")
         todo = [d for d in self.reference if d not in _signature(self.conn, self.chain.workspace)]
         expected = self.scale * (self.timing["start"] + sum(self.timing[d] for d in todo))
         delay = kill.at * expected
@@ -371,7 +372,7 @@ def test_fifty_kills_leave_whole_documents_or_none_and_the_rerun_completes(
     batch = _batch(tmp_path / "batch")
     started = time.monotonic()
     ref_env = _env(tmp_path / "ref-home", dsn, f"crash-ref-{os.getpid()}")
-    ref = _run(ref_env, "ingest", str(batch), "--workspace", f"{workspace}-ref", "--json")
+    ref = _run(ref_env, "ingest", str(batch), "--workspace", f"{workspace}-ref", "--create", "--json")
     duration = time.monotonic() - started
     assert ref.returncode == 0, ref.stderr
     with _monitor(dsn) as conn:
@@ -464,7 +465,7 @@ def _dsn_when_ready(home: Path, client: subprocess.Popen[bytes], timeout: float 
 def _kill_in_transaction(conn: psycopg.Connection[Any], env: dict[str, str], paths: list[Path], workspace: str) -> str:
     """Start ``nexus ingest``, SIGKILL it inside its first document transaction; returns where it died."""
     app = env["PGAPPNAME"]
-    proc = subprocess.Popen(_nexus("ingest", *map(str, paths), "--workspace", workspace), env=env)
+    proc = subprocess.Popen(_nexus("ingest", *map(str, paths), "--workspace", workspace, "--create"), env=env)
     try:
         assert _await_transaction(conn, proc, app, 1), "the client finished before it could be killed"
         proc.send_signal(signal.SIGKILL)
@@ -506,7 +507,7 @@ def test_embedded_server_survives_a_killed_client_and_still_stops_after_the_last
 
         # The next client joins the same server and completes the work; search and verify see it whole.
         env_b = _env(home, None, f"emb-b-{os.getpid()}")
-        again = _run(env_b, "ingest", *map(str, docs), "--workspace", "emb", "--json")
+        again = _run(env_b, "ingest", *map(str, docs), "--workspace", "emb", "--create", "--json")
         assert again.returncode == 0, again.stderr
         assert {f["status"] for f in json.loads(again.stdout)["files"]} == {"ingested"}
         assert _search_hits(env_b, "emb")
@@ -529,7 +530,7 @@ def test_embedded_server_survives_a_killed_client_and_still_stops_after_the_last
     env_d = _env(home, None, f"emb-d-{os.getpid()}")
     third = long_agreement(tmp_path / "agreement_5p.pdf", 5)
     starter = subprocess.Popen(
-        _nexus("ingest", str(third), "--workspace", "emb-solo"), env=env_d, stdout=subprocess.DEVNULL
+        _nexus("ingest", str(third), "--workspace", "emb-solo", "--create"), env=env_d, stdout=subprocess.DEVNULL
     )
     try:
         with _monitor(_dsn_when_ready(home, starter)) as solo:
@@ -543,7 +544,9 @@ def test_embedded_server_survives_a_killed_client_and_still_stops_after_the_last
             starter.kill()
             starter.wait()
     assert _postmaster_pid(home) is not None, "the server died with its only (killed) client"
-    rerun = _run(_env(home, None, f"emb-e-{os.getpid()}"), "ingest", str(third), "--workspace", "emb-solo", "--json")
+    rerun = _run(
+        _env(home, None, f"emb-e-{os.getpid()}"), "ingest", str(third), "--workspace", "emb-solo", "--create", "--json"
+    )
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["files"][0]["status"] == "ingested"
     _wait_stopped(home)

@@ -87,6 +87,7 @@ def cli() -> None:
 def _register() -> None:
     from kruschnexus.cli import (
         doctor,
+        documents,
         evaluate,
         explain,
         export,
@@ -98,9 +99,11 @@ def _register() -> None:
         serve,
         token,
         verify,
+        workspaces,
     )
 
-    for module in (doctor, ingest, reingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token):
+    modules = (doctor, ingest, reingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token)
+    for module in (*modules, workspaces, documents):
         cli.add_command(module.command)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import click
@@ -11,7 +12,15 @@ from kruschnexus.cli import render
 from kruschnexus.cli.app import json_option, workspace_option
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
+from kruschnexus.errors import NotFoundError
 from kruschnexus.ingest import FileResult
+
+
+def unknown_workspace(name: str, known: list[str]) -> str:
+    """Why ingest refuses ``name``, with the closest known names."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"no workspace {name!r}{hint or '.'} Add --create to make it."
 
 
 class Bar:
@@ -46,14 +55,22 @@ class Bar:
     help="When PDF pages are OCR'd: auto (pages without a usable text layer; the default, or NEXUS_OCR),"
     " always (also re-OCR a poor existing OCR layer) or never.",
 )
+@click.option(
+    "--create", is_flag=True, help="Create the workspace if it does not exist (a name it does not know is refused)."
+)
 @json_option
-def command(paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str | None, as_json: bool) -> None:
+def command(
+    paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str | None, create: bool, as_json: bool
+) -> None:
     """Ingest files and folders (PDF, DOCX, CSV/TSV, HTML, Markdown, text). Unchanged bytes are skipped; a bad
-    file never stops the rest.
+    file never stops the rest. A workspace that does not exist is made only with --create, so that a misspelt
+    name is an error, not a new empty workspace.
 
-    Exit 1 if any file failed.
+    Exit 1 if any file failed, 2 if the workspace does not exist and --create was not given.
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
+        if not create and not corpus.exists():
+            raise NotFoundError(unknown_workspace(workspace, [str(r["name"]) for r in corpus.store.workspaces()]))
         results = corpus.ingest(list(paths), doc_type=doc_type, progress=Bar(bar), ocr=ocr)
     if as_json:
         render.ingest_json(results, workspace)
