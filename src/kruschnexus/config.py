@@ -61,6 +61,8 @@ class Settings:
             below the similarity floor. Env ``NEXUS_NAMED_TOP``.
         absent_margin: added to the similarity floor when a question that names no document holds a word that no
             document of the workspace holds (nor one a single edit away). Env ``NEXUS_ABSENT_MARGIN``.
+        absent_min_spans: the workspace size (spans) from which that rule holds: a small workspace lacks everyday
+            words. Env ``NEXUS_ABSENT_MIN_SPANS``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
         local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
@@ -100,6 +102,7 @@ class Settings:
     coverage_floor: float = 0.9
     named_top: int = 3
     absent_margin: float = 0.2
+    absent_min_spans: int = 1000
     document_match: bool = True
     local_idf: float = 1.5
     ocr: str = "auto"

@@ -213,6 +213,7 @@ class Corpus:
             coverage_floor=s.coverage_floor,
             named_top=s.named_top,
             absent_margin=s.absent_margin,
+            absent_min_spans=s.absent_min_spans,
             documents=s.document_match,
             local_idf=s.local_idf,
         )

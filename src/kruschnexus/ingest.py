@@ -16,6 +16,7 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import (
     ConfigError,
     EmbedError,
+    NotFoundError,
     ParseError,
     StoreError,
     StoreUnavailable,
@@ -24,7 +25,7 @@ from kruschnexus.errors import (
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
-from kruschnexus.parse.ocr import OcrMode, tesseract_version
+from kruschnexus.parse.ocr import OcrMode, tesseract_languages, tesseract_version
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
@@ -39,6 +40,10 @@ EMBED_TITLE_CHARS = 100
 
 class _StoredMeanwhile(Exception):
     """Another writer stored the same document while this one read it (its transaction is rolled back)."""
+
+
+class _DeletedMeanwhile(Exception):
+    """The document being read again was deleted meanwhile (the transaction is rolled back: it is not brought back)."""
 
 
 @dataclass
@@ -175,8 +180,14 @@ class Ingester:
         """Read a stored document again from its kept original bytes, with this version's reader, chunker and OCR
         choice, and replace it in one transaction (searches see the old version until commit, then the new one).
         Spans whose embedding text did not change keep their vectors (see :func:`embed_key`). The result's status is
-        ``ingested`` (or ``failed``: the stored version stays)."""
-        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        ``ingested``; ``failed`` when it cannot be read (the stored version stays); ``skipped`` when it was deleted
+        meanwhile (it is not brought back) or another writer read it again first.
+
+        Raises:
+            NotFoundError: the workspace does not exist (it is never made here).
+        """
+        if self.store.workspace(self.workspace) is None:
+            raise NotFoundError(f"workspace {self.workspace!r} does not exist")
         path = Path(source)
 
         def read_again() -> FileResult:
@@ -185,6 +196,10 @@ class Ingester:
             try:
                 with blobs.kept_as(self.settings.blob_dir, doc_id, source) as kept:
                     return self._store_new(path, kept, doc_id, doc_type, progress, replace=True)
+            except _DeletedMeanwhile:
+                return FileResult(source, "skipped", "deleted while it was being read again", doc_id=doc_id)
+            except _StoredMeanwhile:
+                return FileResult(source, "skipped", "read again by another writer meanwhile", doc_id=doc_id)
             finally:
                 self._kept = {}
 
@@ -258,7 +273,8 @@ class Ingester:
         versions = (row["extractor_version"], row["chunker_version"])
         if versions != (EXTRACTOR_VERSION, CHUNKER_VERSION):
             return f"read by an older version ({versions[0]}, {versions[1]})"
-        if row["needs_ocr"] and self.read_options.ocr != OcrMode.NEVER and tesseract_version() is not None:
+        ocr = self.read_options
+        if row["needs_ocr"] and ocr.ocr != OcrMode.NEVER and ocr_can_run(ocr.ocr_lang):
             return "pages without a text layer that were not OCR'd then, and Tesseract is here now"
         return ""
 
@@ -284,8 +300,8 @@ class Ingester:
                 str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
             )
             with self.store.document_transaction(self.workspace) as writer:
-                if replace:
-                    writer.remove(self.workspace, digest)
+                if replace and not writer.remove(self.workspace, digest):
+                    raise _DeletedMeanwhile
                 stored = writer.document(
                     {
                         "workspace": self.workspace,
@@ -366,7 +382,7 @@ class Ingester:
             return 0
         texts = [embedding_text(chunk, self._title or "") for chunk, _ in batch.spans]
         keys = [embed_key(self.embedder.model_id, text) for text in texts]
-        vectors = self._vectors(texts, keys)
+        vectors = self._vectors(writer, texts, keys)
         rows = [
             {**self._span_row(doc_id, chunk, ordinal, vector), "embed_key": key}
             for (chunk, ordinal), vector, key in zip(batch.spans, vectors, keys, strict=True)
@@ -374,10 +390,10 @@ class Ingester:
         writer.spans(rows)
         return len(rows)
 
-    def _vectors(self, texts: list[str], keys: list[str]) -> list[Any]:
+    def _vectors(self, writer: DocumentWriter, texts: list[str], keys: list[str]) -> list[Any]:
         """A vector for each text: a stored span's with the same key, or the model's (for those alone)."""
         known = {key: self._kept[key] for key in keys if key in self._kept}
-        known.update(self.store.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
+        known.update(writer.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
         missing = [i for i, key in enumerate(keys) if key not in known]
         fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
         self._reused += len(texts) - len(missing)
@@ -432,6 +448,11 @@ class Ingester:
             "dim": self.embedder.dim,
             "embedding": vector,
         }
+
+
+def ocr_can_run(lang: str) -> bool:
+    """Tesseract is installed with data for ``lang`` (every ``+``-joined part of it)."""
+    return tesseract_version() is not None and set(lang.split("+")) <= tesseract_languages()
 
 
 def embed_key(model_id: str, text: str) -> str:

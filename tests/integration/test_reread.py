@@ -13,7 +13,7 @@ from kruschnexus import Corpus, blobs
 from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
-from kruschnexus.ingest import CHUNKER_VERSION
+from kruschnexus.ingest import CHUNKER_VERSION, Ingester
 from kruschnexus.parse.ocr import tesseract_version
 from tests.conftest import FIXTURES
 
@@ -89,6 +89,26 @@ def test_a_document_whose_bytes_are_gone_fails_and_stays(corpus: Corpus, setting
     assert [r.status for r in failed] == ["failed"]
     assert "no longer kept" in failed[0].reason and "sample_contract.pdf" in failed[0].path
     assert corpus.counts() == counts, "the stored version stays"
+
+
+def test_a_document_deleted_meanwhile_is_not_brought_back(
+    corpus: Corpus, settings: Settings, embedder: Embedder, workspace: str
+) -> None:
+    """Its bytes are still kept (another workspace holds them): the read succeeds, the replace finds nothing."""
+    with Corpus(workspace=workspace + "-keeps", settings=settings, embedder=embedder) as other:
+        other.ingest([CONTRACT])
+        doc_id = corpus.ingest([CONTRACT])[0].doc_id
+        assert doc_id is not None
+        row = corpus.store.read_versions(corpus.workspace)[0]
+        corpus.delete_document(doc_id)
+        ingester = Ingester(corpus.store, embedder, settings, corpus.workspace)
+        try:
+            result = ingester.reread(doc_id, str(row["source"]), row["doc_type"])
+        finally:
+            ingester.close()
+        assert result.status == "skipped" and "deleted" in result.reason
+        assert corpus.counts()[0] == 0 and other.counts()[0] == 1
+        other.delete()
 
 
 def test_reingest_command(corpus: Corpus, cli_env: None) -> None:

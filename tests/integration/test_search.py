@@ -60,6 +60,9 @@ def test_gibberish_and_off_topic_abstain(lease: Corpus) -> None:
 
 def test_a_word_no_document_holds_needs_a_closer_passage(lease: Corpus, settings: Settings, embedder: Embedder) -> None:
     question = "May Tenant pay the monthly Base Rent in cryptocurrency?"
+    assert "absent_words" not in lease.explain(question).parsed, "the fixtures are a workspace too small to judge"
+    settings = dataclasses.replace(settings, absent_min_spans=0)
+    lease = Corpus(workspace=lease.workspace, settings=settings, embedder=embedder)
     trace = lease.explain(question)
     assert trace.parsed["absent_words"] == ["cryptocurrency"]
     assert trace.floor == pytest.approx(embedder.floor + settings.absent_margin)
@@ -71,6 +74,8 @@ def test_a_word_no_document_holds_needs_a_closer_passage(lease: Corpus, settings
     misspelt = "When is the Tenant's security depposit returned?"
     assert "absent_words" not in lease.explain(misspelt).parsed, "a misspelling of a word the lease holds is not absent"
     assert [h.section for h in lease.search(misspelt, k=1)] == ["8.25"]
+    assert "absent_words" not in lease.explain("What happens on terminaton of the Lease?").parsed, "nor is this one"
+    lease.close()
 
 
 def test_concept_query_is_not_swamped_by_section_symbols(lease: Corpus) -> None:

@@ -144,10 +144,6 @@ class LexicalIndex(Protocol):
     def knows(self, term: str) -> bool:
         """Whether anything indexed holds the analysed ``term``."""
 
-    def knows_near(self, term: str) -> bool:
-        """Whether a span's text holds a term one edit (an insertion, deletion, substitution or swap) away from the
-        analysed ``term``: what a misspelling of an indexed word looks like."""
-
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
         """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""
 

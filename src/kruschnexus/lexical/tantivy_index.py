@@ -298,11 +298,6 @@ class TantivyIndex:
             or docs.doc_freq("front", term)
         )
 
-    def knows_near(self, term: str) -> bool:
-        """Whether a span's text holds a term one edit away from the analysed ``term`` (swaps cost one)."""
-        near = tantivy.Query.fuzzy_term_query(self._spans.schema, "text", term, distance=1)
-        return bool(self._spans.searcher().search(near, 1).hits)
-
     def name_doc_freq(self, term: str) -> int:
         """How many document names hold the analysed ``term``, twins (one ``twin`` value) once."""
         searcher = self._docs.searcher()

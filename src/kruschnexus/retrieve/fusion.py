@@ -80,6 +80,8 @@ class FusionSettings:
     #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
     #: only a passage this much closer in meaning may stand for what the workspace never mentions.
     absent_margin: float = 0.2
+    #: The rule above holds only in a workspace of this many spans or more: a small one lacks everyday words.
+    absent_min_spans: int = 1000
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

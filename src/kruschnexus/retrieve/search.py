@@ -185,9 +185,11 @@ def run_search(
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
-    absent = absent_words(query.search_text, index.analyze, index.knows, index.knows_near) if match is None else []
-    if not telling_absence(absent, index.query_terms(query.search_text)):
-        absent = []
+    absent: list[str] = []
+    if match is None and index.span_count() >= settings.absent_min_spans:
+        absent = absent_words(query.search_text, index.analyze, index.knows)
+        if not telling_absence(absent, index.query_terms(query.search_text)):
+            absent = []
     if absent:
         # No span holds the whole question, however well it covers the rest: only meaning can stand for the word.
         settings = dataclasses.replace(settings, floor=settings.floor + settings.absent_margin, coverage_floor=math.inf)

@@ -56,29 +56,41 @@ QUESTION_WORDS = frozenset(
     "many much long often far soon early earlier late later most least ahead happen happens happened".split()
 )
 #: A word this long or longer that no document holds, but one edit away from a word one holds, is a misspelling
-#: of it (``recieve``); a shorter one has too many neighbours one edit away for that to say anything.
-MISSPELT_CHARS = 5
+#: of it (``terminaton``, ``montly``); a shorter one has too many neighbours one edit away for that to say anything.
+MISSPELT_CHARS = 4
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def absent_words(
-    text: str,
-    analyze: Callable[[str], list[str]],
-    known: Callable[[str], bool],
-    near: Callable[[str], bool],
-) -> list[str]:
-    """Words of ``text`` (letters only, three or more, not stop, document-part or question words) none of whose terms
-    any document holds, nor (for terms of :data:`MISSPELT_CHARS` or more) a term one edit away: "sabbatical",
-    "cryptocurrency", "swimming". The question asks about something the workspace never mentions; the caller
-    decides how much that weighs."""
+def one_edit(word: str) -> set[str]:
+    """Every string one deletion, swap of neighbours, substitution or insertion (of a-z) away from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    inserts = {a + c + b for a, b in splits for c in _LETTERS}
+    return (deletes | swaps | replaces | inserts) - {word}
+
+
+def absent_words(text: str, analyze: Callable[[str], list[str]], known: Callable[[str], bool]) -> list[str]:
+    """Words of ``text`` (letters only, three or more, not stop, document-part or question words, not an acronym)
+    none of whose terms any document holds, nor (for words of :data:`MISSPELT_CHARS` letters or more) the terms of
+    a word one edit away: "sabbatical", "cryptocurrency", "swimming". The edit is made on the word as written, not
+    on its stem (``terminaton`` stems apart from ``termination``). The question asks about something the workspace
+    never mentions; the caller decides how much that weighs."""
     absent: list[str] = []
     for m in _WORD.finditer(text):
         word = m.group(0)
         bare = word.lower().strip(".'’-")
         if len(bare) < 3 or not bare.isalpha() or bare in STOPWORDS or bare in PART_WORDS or bare in QUESTION_WORDS:
             continue
+        if word.isupper():
+            continue  # ``HVAC``, ``CAM``: shorthand for words the document may spell out (see unknown_names)
         terms = [t for t in analyze(word) if len(t) > 1 and t.isalpha()]
-        if terms and not any(known(t) or (len(t) >= MISSPELT_CHARS and near(t)) for t in terms):
-            absent.append(word)
+        if not terms or any(known(t) for t in terms):
+            continue
+        if len(bare) >= MISSPELT_CHARS and any(known(t) for v in one_edit(bare) for t in analyze(v)):
+            continue
+        absent.append(word)
     return list(dict.fromkeys(absent))
 
 

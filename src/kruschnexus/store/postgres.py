@@ -287,15 +287,6 @@ class PgStore:
             rows = conn.execute(q.SELECT_DOCUMENT_VECTORS, {"workspace": workspace, "doc_id": doc_id, "dim": dim})
             return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
 
-    @_read
-    def vectors_by_key(self, workspace: str, dim: int, keys: Sequence[str]) -> dict[str, Any]:
-        """Stored vectors of this workspace by embedding key (those found)."""
-        if not keys:
-            return {}
-        with self.scoped(workspace) as conn:
-            rows = conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
-            return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
-
     @contextlib.contextmanager
     def document_transaction(self, workspace: str) -> Iterator[DocumentWriter]:
         """One transaction for one document of ``workspace``: all of it is stored, or none of it."""
@@ -389,10 +380,18 @@ class DocumentWriter:
         row = self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})}).fetchone()
         return row is not None
 
-    def remove(self, workspace: str, doc_id: str) -> None:
+    def remove(self, workspace: str, doc_id: str) -> bool:
         """Delete the stored document (its pages, blocks and spans go with it) before it is stored again in this
-        transaction: a reader sees the old version until commit, then the new one, never neither."""
-        self._conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id})
+        transaction: a reader sees the old version until commit, then the new one, never neither. False when there
+        was none (deleted meanwhile)."""
+        return self._conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
+
+    def vectors_by_key(self, workspace: str, dim: int, keys: Sequence[str]) -> dict[str, Any]:
+        """Stored vectors of this workspace by embedding key (those found), read in this transaction."""
+        if not keys:
+            return {}
+        rows = self._conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
+        return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
 
     def pages(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Page (or unit) rows; ``locator`` as a plain JSON value or ``None``."""
