@@ -13,11 +13,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[local-embed,api,mcp,langchain,llamaindex,test,eval]"
 	touch $(STAMP)
 
-## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database), show stored spans, search
+## demo: set up, ingest the demo fixtures into workspace "demo" (embedded database; documents an older version read
+##       are read again), show stored spans, search
 demo: $(STAMP)
 	$(NEXUS) ingest tests/fixtures/sample_contract.pdf tests/fixtures/ligatures.pdf tests/fixtures/scanned_lease.pdf \
 		tests/fixtures/office_lease.docx tests/fixtures/office_rent_roll.csv tests/fixtures/html_filing.html \
 		--workspace demo --create
+	$(NEXUS) reingest --workspace demo
 	$(PY) scripts/show_spans.py --workspace demo --limit 8
 	$(NEXUS) search "commercial office space Section 8.22" --workspace demo
 	$(NEXUS) search "how much is the security deposit" --workspace demo --k 3
