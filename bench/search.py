@@ -441,7 +441,10 @@ def _write_document(
         writer.pages(page_rows)
         writer.blocks(block_rows)
         writer.spans(
-            [{**row, **keys, "dim": dim, "embedding": vector} for row, vector in zip(rows, vectors, strict=True)]
+            [
+                {**row, **keys, "dim": dim, "embedding": vector, "embed_key": None}
+                for row, vector in zip(rows, vectors, strict=True)
+            ]
         )
         writer.announce(workspace, doc_id, "upsert")  # last: the lexical index picks the document up on sync
     return pages
