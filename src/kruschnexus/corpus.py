@@ -214,6 +214,7 @@ class Corpus:
             named_top=s.named_top,
             absent_margin=s.absent_margin,
             absent_min_spans=s.absent_min_spans,
+            absent_in_document=s.absent_in_document,
             documents=s.document_match,
             local_idf=s.local_idf,
         )

@@ -225,6 +225,28 @@ def test_a_named_document_does_not_answer_for_a_name_the_workspace_lacks(agreeme
     assert trace.abstain is not None and "Quasarix" in trace.abstain.reason
 
 
+def test_a_named_document_that_lacks_the_subject_answers_nothing(
+    agreements: Corpus, settings: Settings, embedder: Embedder
+) -> None:
+    """The supply agreement never speaks of most-favoured-nation pricing: its first clauses are no answer, and
+    ``explain`` names the missing words. A question whose one missing word is paraphrase still answers."""
+    question = "Consider the Master Supply Agreement between Acme Widgets Inc. and Bolt Logistics LLC; is there a most "
+    question += "favored nation pricing clause?"
+    assert agreements.search(question) == []
+    trace = agreements.explain(question)
+    assert {"favored", "nation"} <= set(trace.parsed["absent_words"])
+    assert trace.abstain is not None and "the document the question names holds none of" in trace.abstain.reason
+    assert trace.floor == pytest.approx(embedder.floor + settings.absent_margin)
+    paraphrase = (
+        "Under the supply agreement between Acme Widgets and Bolt Logistics, how soon must invoices be settled?"
+    )
+    assert "absent_words" not in agreements.explain(paraphrase).parsed, "one missing word is paraphrase"
+    assert any("forty-five days" in h.text for h in agreements.search(paraphrase, k=3))
+    off = dataclasses.replace(settings, absent_in_document=False)
+    with Corpus(workspace=agreements.workspace, settings=off, embedder=embedder) as plain:
+        assert plain.search(question), "without the rule the named document's first ranks are admitted"
+
+
 def test_doc_and_doc_type_ignore_letter_case(lease: Corpus) -> None:
     for query in ("rent doc_type:LEASE", "rent doc:SAMPLE_*.PDF", "rent doc_type:Lease doc:*.pdf"):
         hits = lease.search(query, k=3)

@@ -162,6 +162,24 @@ def test_words_the_workspace_never_holds() -> None:
     assert not telling_absence(["happens", "rendered", "unusable"], ["happen", "render", "unus", "premis", "fire"])
 
 
+def test_a_named_document_lacks_the_subject_only_when_a_term_of_several_words_is_missing() -> None:
+    from kruschnexus.retrieve.vocabulary import telling_document_absence
+
+    question = "is there a most favored nation pricing clause?"
+    assert telling_document_absence(question, ["favored", "nation"], ["favor", "nation", "price"])
+    assert not telling_document_absence(question, ["favored"], ["favor", "nation", "price"]), "one word: paraphrase"
+    apart = "What is the new minimum quarterly payment the owner receives under the lease?"
+    terms = ["new", "minimum", "quarter", "payment", "owner", "receiv", "leas"]
+    assert not telling_document_absence(apart, ["new", "receives"], terms), "two words apart, a third of the terms"
+    assert not telling_document_absence(apart, ["new", "receives"], terms[:5]), "apart: paraphrase of two words"
+    assert telling_document_absence("what law governs the agreement?", ["law", "governs"], ["law", "govern"]), (
+        "stop words between missing words do not part them"
+    )
+    assert not telling_document_absence("a company car, or an allowance?", ["car", "allowance"], ["car"] * 9), (
+        "a third of the terms or fewer is not telling"
+    )
+
+
 def test_a_document_is_named_by_a_proper_name_not_by_its_topic() -> None:
     freq = {"secur": 1, "deposit": 1, "landlord": 2, "acme": 1}
     topic = [_hit("a", 9.0, "secur", "deposit", "landlord"), _hit("b", 1.0, "landlord")]

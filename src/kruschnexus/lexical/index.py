@@ -123,6 +123,9 @@ class LexicalIndex(Protocol):
     def analyze(self, text: str) -> list[str]:
         """Terms of ``text`` as the index analyses them (lower-cased, stemmed)."""
 
+    def query_terms(self, text: str) -> list[str]:
+        """The terms of ``text`` that rank: analysed, without stop words."""
+
     def replace(self, doc_ids: Iterable[str], spans: Iterable[SpanEntry], docs: Iterable[DocEntry]) -> int:
         """Remove every entry of ``doc_ids``, then add ``spans`` and ``docs``; returns spans added."""
 
@@ -141,8 +144,8 @@ class LexicalIndex(Protocol):
     def span_count(self, doc_ids: Sequence[str] | None = None) -> int:
         """Live span entries: of the documents ``doc_ids``, or of every document."""
 
-    def knows(self, term: str) -> bool:
-        """Whether anything indexed holds the analysed ``term``."""
+    def knows(self, term: str, doc_ids: Sequence[str] | None = None) -> bool:
+        """Whether anything indexed holds the analysed ``term``: in the spans of ``doc_ids`` when given."""
 
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
         """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""

@@ -287,9 +287,17 @@ class TantivyIndex:
             return 0
         return _count(searcher, tantivy.Query.term_set_query(self._spans.schema, "doc_id", list(doc_ids)))
 
-    def knows(self, term: str) -> bool:
-        """Whether any span's text or headings, or any document's name or first pages, hold the analysed term."""
+    def knows(self, term: str, doc_ids: Sequence[str] | None = None) -> bool:
+        """Whether any span's text or headings, or any document's name or first pages, hold the analysed term; with
+        ``doc_ids``, whether the text or headings of a span of those documents do."""
         spans = self._spans.searcher()
+        if doc_ids is not None:
+            if not (spans.doc_freq("text", term) or spans.doc_freq("context", term)):
+                return False
+            schema = self._spans.schema
+            holding = _either([tantivy.Query.term_query(schema, f, term) for f in ("text", "context")])
+            only = tantivy.Query.term_set_query(schema, "doc_id", list(doc_ids))
+            return _count(spans, _all_of(schema, [holding, only])) > 0
         docs = self._docs.searcher()
         return bool(
             spans.doc_freq("text", term)

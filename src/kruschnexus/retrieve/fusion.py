@@ -82,6 +82,8 @@ class FusionSettings:
     absent_margin: float = 0.2
     #: The rule above holds only in a workspace of this many spans or more: a small one lacks everyday words.
     absent_min_spans: int = 1000
+    #: The same margin when the question names its document and that document lacks a telling share of its words.
+    absent_in_document: bool = True
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

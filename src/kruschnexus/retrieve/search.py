@@ -30,7 +30,13 @@ from kruschnexus.retrieve.fusion import (
 )
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
-from kruschnexus.retrieve.vocabulary import absent_words, candidate_names, telling_absence, unknown_names
+from kruschnexus.retrieve.vocabulary import (
+    absent_words,
+    candidate_names,
+    telling_absence,
+    telling_document_absence,
+    unknown_names,
+)
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
@@ -185,18 +191,17 @@ def run_search(
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
-    absent: list[str] = []
-    if match is None and index.span_count() >= settings.absent_min_spans:
-        absent = absent_words(query.search_text, index.analyze, index.knows)
-        if not telling_absence(absent, index.query_terms(query.search_text)):
-            absent = []
-    if absent:
-        # No span holds the whole question, however well it covers the rest: only meaning can stand for the word.
-        settings = dataclasses.replace(settings, floor=settings.floor + settings.absent_margin, coverage_floor=math.inf)
     doc_ids = match.doc_ids if match else ()
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
+    absent = _absent(index, text, match, settings, query.search_text)
+    if absent:
+        # No span holds the whole question, however well it covers the rest, and a leg's first ranks in the named
+        # document are no answer either: only meaning can stand for the missing words.
+        settings = dataclasses.replace(
+            settings, floor=settings.floor + settings.absent_margin, coverage_floor=math.inf, named_top=0
+        )
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
@@ -231,6 +236,29 @@ def run_search(
     ]
     trace = _trace(query, embedder, settings, scored, rows, len(hits), match, absent=absent)
     return SearchOutcome(hits, trace)
+
+
+def _absent(
+    index: LexicalIndex, text: str, match: DocMatch | None, settings: FusionSettings, question: str
+) -> list[str]:
+    """The words of ``text`` (the ``question`` without the words that name its document) whose absence says the
+    answer is not there (see :mod:`~kruschnexus.retrieve.vocabulary`): absent from the whole workspace when the
+    question names no document, from the document it names when it does; ``[]`` when the absence tells nothing.
+    Words are next to each other as the question has them, not as taking the naming words out left them."""
+    if match is None:
+        if index.span_count() < settings.absent_min_spans:
+            return []
+        absent = absent_words(text, index.analyze, index.knows)
+        return absent if telling_absence(absent, index.query_terms(text)) else []
+    if not settings.absent_in_document:
+        return []
+    doc_ids = match.doc_ids
+
+    def known(term: str) -> bool:
+        return index.knows(term, doc_ids)
+
+    absent = absent_words(text, index.analyze, known)
+    return absent if telling_document_absence(question, absent, index.query_terms(text)) else []
 
 
 def _mark_repeats(
@@ -380,8 +408,9 @@ def _trace(
         if unknown:
             reason = f"the question names {', '.join(unknown)}, which no document of this workspace contains"
         elif absent and scored:
+            where = "the document the question names holds none of" if match else "no document of this workspace holds"
             reason = (
-                f"no document of this workspace holds {', '.join(absent)}, and no candidate came close enough in "
+                f"{where} {', '.join(absent)}, and no candidate came close enough in "
                 f"meaning to stand for it (similarity floor raised to {settings.floor:.2f})"
             )
         elif not scored and match is not None and query.sections:

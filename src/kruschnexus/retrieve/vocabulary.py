@@ -6,6 +6,7 @@ than the nearest thing that is there. Pure: the caller says which terms are know
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -104,3 +105,22 @@ def telling_absence(absent: list[str], terms: list[str]) -> bool:
     """Whether ``absent`` words (see :func:`absent_words`) say the workspace lacks the question's subject: some are
     absent, and they are at most :data:`ABSENT_SHARE` of the question's ``terms``."""
     return bool(absent) and len(absent) <= ABSENT_SHARE * len(terms)
+
+
+#: Within the one document a question names, a single missing word is ordinary paraphrase ("walk away" for a
+#: termination right), and so are two missing far apart ("the new minimum payment the owner receives"). What says
+#: the document lacks the subject is a term of several words missing whole ("most favored nation", "car allowance",
+#: "what law governs"): two missing words side by side (stop words between them aside), and the missing words more
+#: than :data:`ABSENT_SHARE` of the question's terms.
+DOCUMENT_ABSENT_MIN = 2
+
+
+def telling_document_absence(text: str, absent: list[str], terms: list[str]) -> bool:
+    """Whether ``absent`` words of ``text`` (see :func:`absent_words`, asked of one document) say the document a
+    question names lacks its subject: at least :data:`DOCUMENT_ABSENT_MIN` of them, more than :data:`ABSENT_SHARE`
+    of the question's ``terms``, and two of them next to each other in ``text`` with only stop words between."""
+    if len(absent) < DOCUMENT_ABSENT_MIN or len(absent) <= ABSENT_SHARE * len(terms):
+        return False
+    missing = set(absent)
+    words = [m.group(0) for m in _WORD.finditer(text) if m.group(0).lower().strip(".'’-") not in STOPWORDS]
+    return any(a in missing and b in missing for a, b in itertools.pairwise(words))
