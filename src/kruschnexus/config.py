@@ -21,7 +21,18 @@ from kruschnexus.errors import ConfigError
 _ENV_PREFIX = "NEXUS_"
 #: Float settings where 0 means "off".
 _MAY_BE_ZERO = frozenset({"local_idf"})
-_OCR_MODES = ("auto", "always", "never")
+#: When PDF pages are OCR'd (``Settings.ocr``, ``--ocr``): every surface offers these and no others.
+OCR_MODES = ("auto", "always", "never")
+#: A workspace name: 1-63 of ``a-z 0-9 _ -``, starting with a letter or digit (checked by the SDK, REST and MCP).
+WORKSPACE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+#: Reciprocal Rank Fusion's k (the default of ``Settings.rrf_k``).
+RRF_K = 60
+#: The section boost's default and hard cap: it reorders admitted spans, never outweighs a leg.
+MAX_SECTION_BOOST = 0.12
+#: Similarity floor of a model that sets none from measurement (the bundled MiniLM's asset replaces it).
+DEFAULT_FLOOR = 0.45
+#: HNSW beam of the dense leg at search time, the product's and the LangChain baseline's (pgvector: at most 1000).
+EF_SEARCH = 200
 
 
 def _default_home() -> Path:
@@ -94,8 +105,8 @@ class Settings:
     max_pages: int = 5000
     ingest_roots: tuple[Path, ...] = ()
     require_token: bool = False
-    rrf_k: int = 60
-    section_boost: float = 0.12
+    rrf_k: int = RRF_K
+    section_boost: float = MAX_SECTION_BOOST
     floor: float | None = None
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
@@ -170,8 +181,8 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
         if name == "home":
             return Path(str(raw)).expanduser().resolve()
         if name == "ocr":
-            if str(raw) not in _OCR_MODES:
-                raise ValueError(f"choose one of {', '.join(_OCR_MODES)}")
+            if str(raw) not in OCR_MODES:
+                raise ValueError(f"choose one of {', '.join(OCR_MODES)}")
             return str(raw)
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")

@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import Any
 
 from kruschnexus import blobs, pageimage
-from kruschnexus.config import Settings
+from kruschnexus.config import WORKSPACE_PATTERN, Settings
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
@@ -28,7 +28,7 @@ from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
 from kruschnexus.worker import ReaderPool
 
-_WORKSPACE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+_WORKSPACE = re.compile(WORKSPACE_PATTERN)
 
 
 def check_workspace_name(name: str) -> str:

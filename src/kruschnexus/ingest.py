@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kruschnexus import blobs
-from kruschnexus.config import Settings
+from kruschnexus.config import OCR_MODES, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import (
     ConfigError,
@@ -466,7 +466,7 @@ def read_options(settings: Settings, ocr: str | None = None) -> ReadOptions:
     try:
         ocr_mode = OcrMode(mode)
     except ValueError as exc:
-        raise ConfigError(f"unknown OCR mode {mode!r}; choose one of: auto, always, never") from exc
+        raise ConfigError(f"unknown OCR mode {mode!r}; choose one of: {', '.join(OCR_MODES)}") from exc
     return ReadOptions(ocr=ocr_mode, ocr_workers=settings.ocr_workers, ocr_lang=settings.ocr_lang)
 
 

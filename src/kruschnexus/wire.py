@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -136,3 +137,10 @@ def ingest_report(workspace: str, results: Sequence[IngestOutcome], uploads: boo
             )
         )
     return IngestReport(workspace=workspace, files=files)
+
+
+def hit_id(hit: Hit) -> str:
+    """A stable id for a hit: ``{doc_id}:{page_number or locator JSON}:{char_start}-{char_end}``; the same span gets
+    the same id in every search, and every adapter (LangChain, LlamaIndex) uses it."""
+    where = str(hit.page_number) if hit.page_number is not None else json.dumps(hit.locator, sort_keys=True)
+    return f"{hit.doc_id}:{where}:{hit.char_start}-{hit.char_end}"

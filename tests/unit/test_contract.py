@@ -145,3 +145,23 @@ def test_imports_point_down_only() -> None:
             assert LAYERS[target] <= LAYERS[own], f"{rel} imports {module} (upward)"
             if own == "schema":
                 raise AssertionError(f"schema/ must import nothing from kruschnexus: {rel} imports {module}")
+
+
+def test_every_surface_offers_the_same_ocr_modes() -> None:
+    """The OCR modes are one fact (``config.OCR_MODES``): the CLI's choices and the REST form field offer exactly
+    those (REST adds ``server``: the server's own setting)."""
+    import typing
+
+    import click
+
+    from kruschnexus.api import routes
+    from kruschnexus.cli.app import cli
+    from kruschnexus.config import OCR_MODES
+
+    for name in ("ingest", "reingest"):
+        command = cli.commands[name]
+        option = next(p for p in command.params if p.name == "ocr")
+        assert isinstance(option.type, click.Choice) and tuple(option.type.choices) == OCR_MODES, name
+    annotated = typing.get_type_hints(routes.upload_documents, include_extras=True)["ocr"]
+    literal = typing.get_args(annotated)[0]
+    assert typing.get_args(literal) == ("server", *OCR_MODES)

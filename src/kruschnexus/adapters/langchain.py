@@ -9,11 +9,10 @@ Example:
 
 from __future__ import annotations
 
-import json
-
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import ConfigError
 from kruschnexus.schema.v1 import Hit
+from kruschnexus.wire import hit_id
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -26,15 +25,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 __all__ = ["NexusRetriever", "hit_document", "hit_id"]
-
-
-def hit_id(hit: Hit) -> str:
-    """A stable id for a hit: ``{doc_id}:{page_number or locator JSON}:{char_start}-{char_end}``.
-
-    The same span gets the same id in every search (and in the LlamaIndex adapter).
-    """
-    where = str(hit.page_number) if hit.page_number is not None else json.dumps(hit.locator, sort_keys=True)
-    return f"{hit.doc_id}:{where}:{hit.char_start}-{hit.char_end}"
 
 
 def hit_document(hit: Hit) -> Document:

@@ -10,12 +10,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import ConfigError
 from kruschnexus.schema.v1 import Hit
+from kruschnexus.wire import hit_id
 
 try:
     from llama_index.core.callbacks import CallbackManager
@@ -30,15 +30,6 @@ __all__ = ["LLM_METADATA_KEYS", "NexusLlamaRetriever", "hit_id", "hit_node"]
 
 LLM_METADATA_KEYS = ("citation",)
 """Metadata keys LlamaIndex renders into the text an LLM sees; every other key stays in ``metadata`` only."""
-
-
-def hit_id(hit: Hit) -> str:
-    """A stable id for a hit: ``{doc_id}:{page_number or locator JSON}:{char_start}-{char_end}``.
-
-    The same span gets the same id in every search (and in the LangChain adapter).
-    """
-    where = str(hit.page_number) if hit.page_number is not None else json.dumps(hit.locator, sort_keys=True)
-    return f"{hit.doc_id}:{where}:{hit.char_start}-{hit.char_end}"
 
 
 def hit_node(hit: Hit) -> NodeWithScore:

@@ -9,6 +9,7 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from kruschnexus.api.problems import Problem
+from kruschnexus.config import WORKSPACE_PATTERN
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import AuthError
 from kruschnexus.hub import Hub
@@ -19,7 +20,7 @@ _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WorkspaceName = Annotated[
     str,
     Path(
-        pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$",
+        pattern=WORKSPACE_PATTERN,
         description="workspace name: 1-63 of a-z, 0-9, '_' or '-', starting with a letter or digit",
     ),
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kruschnexus.config import WORKSPACE_PATTERN
+
 
 class NewWorkspace(BaseModel):
     """``POST /v1/workspaces``."""
@@ -11,7 +13,7 @@ class NewWorkspace(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$",
+        pattern=WORKSPACE_PATTERN,
         description="1-63 of a-z, 0-9, '_' or '-', starting with a letter or digit",
     )
 

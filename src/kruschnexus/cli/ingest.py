@@ -10,7 +10,7 @@ from rich.progress import Progress, TaskID
 
 from kruschnexus.cli import render
 from kruschnexus.cli.app import json_option, workspace_option
-from kruschnexus.config import Settings
+from kruschnexus.config import OCR_MODES, Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import NotFoundError
 from kruschnexus.ingest import FileResult
@@ -50,7 +50,7 @@ class Bar:
 @click.option("--doc-type", default=None, help="Label stored with each document (e.g. authority).")
 @click.option(
     "--ocr",
-    type=click.Choice(["auto", "always", "never"]),
+    type=click.Choice(OCR_MODES),
     default=None,
     help="When PDF pages are OCR'd: auto (pages without a usable text layer; the default, or NEXUS_OCR),"
     " always (also re-OCR a poor existing OCR layer) or never.",

@@ -7,7 +7,7 @@ import click
 from kruschnexus.cli import render
 from kruschnexus.cli.app import json_option, workspace_option
 from kruschnexus.cli.ingest import Bar
-from kruschnexus.config import Settings
+from kruschnexus.config import OCR_MODES, Settings
 from kruschnexus.corpus import Corpus
 
 
@@ -16,7 +16,7 @@ from kruschnexus.corpus import Corpus
 @click.option("--all", "every", is_flag=True, help="Read every document again, not only those that would change.")
 @click.option(
     "--ocr",
-    type=click.Choice(["auto", "always", "never"]),
+    type=click.Choice(OCR_MODES),
     default=None,
     help="When PDF pages are OCR'd, as for ingest (default: auto, or NEXUS_OCR).",
 )

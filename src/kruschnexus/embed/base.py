@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from kruschnexus.config import DEFAULT_FLOOR
 from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import EmbedError
 
@@ -31,8 +32,8 @@ class Embedder(abc.ABC):
     dim: int
     batch_size: int = 32
     #: Fail-closed similarity floor for this model: a span below it is admitted only by full-text match.
-    #: 0.45 is the product's figure for bge-large; each model sets its own from measurement.
-    floor: float = 0.45
+    #: Each model sets its own from measurement; :data:`~kruschnexus.config.DEFAULT_FLOOR` until it does.
+    floor: float = DEFAULT_FLOOR
     #: Maps a hit's features to a calibrated probability of relevance; ``None`` leaves ``confidence`` null.
     calibration: Calibration | None = None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kruschnexus.config import DEFAULT_FLOOR
 from kruschnexus.embed.base import Embedder, Vectors
 from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import ConfigError, EmbedError
@@ -46,7 +47,7 @@ class MiniLmEmbedder(Embedder):
     dim = 384
     #: Used only when the calibration asset is missing: the asset's floor, chosen by scripts/calibrate.py on the
     #: corpus suite (docs/retrieval.md), replaces it.
-    floor = 0.45
+    floor = DEFAULT_FLOOR
 
     def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
         # onnxruntime's telemetry would keep a device id and an event database under ~/.cache/Microsoft and try

@@ -29,6 +29,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from kruschnexus import blobs
+from kruschnexus.config import EF_SEARCH
 from kruschnexus.corpus import Corpus
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, ParseError, StoreError
@@ -46,8 +47,6 @@ CHUNK_SIZE = 1000
 CHUNK_OVERLAP = 200
 #: Chunks embedded and written per round trip.
 EMBED_SLICE = 256
-#: HNSW beam at search time (the product's dense leg uses the same); pgvector accepts at most 1000.
-EF_SEARCH = 200
 _EF_MAX = 1000
 #: Leaves room for the ``__files`` / ``__hnsw`` suffixes within PostgreSQL's 63-byte identifiers.
 _WORKSPACE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")

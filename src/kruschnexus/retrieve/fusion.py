@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from kruschnexus.chunk.grammar import ends_within
 from kruschnexus.chunk.sections import is_within
+from kruschnexus.config import DEFAULT_FLOOR, MAX_SECTION_BOOST, RRF_K
 
 #: The section boost can never exceed this, whatever the settings say.
-MAX_SECTION_BOOST = 0.12
 
 REJECT_SECTION = "outside_named_section"
 #: Share of the section boost a span gets when it lies in a named section but does not open it.
@@ -61,9 +61,9 @@ class Candidate:
 class FusionSettings:
     """Knobs of fusion, echoed in the explain trace."""
 
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
     section_boost: float = MAX_SECTION_BOOST
-    floor: float = 0.45
+    floor: float = DEFAULT_FLOOR
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
     #: A span whose lexical coverage reaches this is admitted below the similarity floor (above 1: never).

@@ -11,6 +11,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from kruschnexus.config import EF_SEARCH
 from kruschnexus.errors import EmbedError, StoreError, StoreUnavailable
 from kruschnexus.store import queries as q
 from kruschnexus.store.migrate import migrate
@@ -332,7 +333,7 @@ class PgStore:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a wider beam and iterative scans, so
         filters keep recall)."""
         with self.scoped(str(params["workspace"])) as conn:
-            conn.execute("SET LOCAL hnsw.ef_search = 200")
+            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             return conn.execute(query, dict(params)).fetchall()
 
