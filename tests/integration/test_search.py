@@ -299,3 +299,23 @@ def test_a_document_kept_in_two_formats_answers_once_per_passage(twins: Corpus, 
     assert repeats and all(c.citation.startswith("supply.txt") for c in repeats)
     if "Acme" in question:
         assert len(trace.parsed["document"]["doc_ids"]) == 2
+
+
+def test_a_named_document_without_searchable_text_says_so(
+    settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A scan stored without OCR holds no span: a question that names it gets ``[]`` and an explanation that says
+    why and what to do, not "no span passed the filters"."""
+    unread = dataclasses.replace(settings, ocr="never")
+    folder = tmp_path_factory.mktemp("unread")
+    scan = folder / "maple_grove_warehouse_lease.pdf"
+    scan.write_bytes((FIXTURES / "scanned_lease.pdf").read_bytes())
+    with Corpus(workspace="unread-scan", settings=unread, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest([*_agreements(folder), scan])
+        question = "In the Maple Grove warehouse lease, what is the monthly rent?"
+        trace = corpus.explain(question)
+        assert trace.parsed["document"]["source"] == scan.name
+        assert corpus.search(question) == []
+        assert trace.abstain is not None and f"{scan.name}, holds no searchable text" in trace.abstain.reason
+        assert "reingest" in trace.abstain.reason

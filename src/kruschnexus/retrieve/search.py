@@ -234,7 +234,10 @@ def run_search(
         )
         for rank, s in enumerate(admitted, start=1)
     ]
-    trace = _trace(query, embedder, settings, scored, rows, len(hits), match, absent=absent)
+    unsearchable = None
+    if match is not None and not hits and not index.span_count(match.doc_ids):
+        unsearchable = store.document_sources(workspace, [match.doc_id]).get(match.doc_id, match.doc_id)
+    trace = _trace(query, embedder, settings, scored, rows, len(hits), match, absent=absent, unsearchable=unsearchable)
     return SearchOutcome(hits, trace)
 
 
@@ -371,7 +374,10 @@ def _trace(
     match: DocMatch | None,
     unknown: list[str] | None = None,
     absent: list[str] | None = None,
+    unsearchable: str | None = None,
 ) -> ExplainTrace:
+    """The explain trace; ``unsearchable``: the file name of the document the question names when it holds no
+    searchable text at all (a scan stored without OCR)."""
     candidates = []
     for s in scored:
         c = s.candidate
@@ -413,6 +419,11 @@ def _trace(
                 f"{where} {', '.join(absent)}, and no candidate came close enough in "
                 f"meaning to stand for it (similarity floor raised to {settings.floor:.2f})"
             )
+        elif unsearchable is not None:
+            reason = (
+                f"the document the question names, {unsearchable}, holds no searchable text (pages without a text "
+                "layer that were not OCR'd: install Tesseract, then run nexus reingest)"
+            )
         elif not scored and match is not None and query.sections:
             reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
         abstain = AbstainTrace(
@@ -428,7 +439,7 @@ def _trace(
     if match is not None:
         parsed["document"] = {
             "doc_id": match.doc_id,
-            "source": next((str(r["source"]) for r in rows.values() if r["doc_id"] == match.doc_id), None),
+            "source": next((str(r["source"]) for r in rows.values() if r["doc_id"] == match.doc_id), unsearchable),
             "doc_ids": list(match.doc_ids),
             "naming_terms": list(match.terms),
             "score": round(match.score, 4),
