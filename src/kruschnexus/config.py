@@ -74,8 +74,10 @@ class Settings:
             document of the workspace holds (nor one a single edit away). Env ``NEXUS_ABSENT_MARGIN``.
         absent_min_spans: the workspace size (spans) from which that rule holds: a small workspace lacks everyday
             words. Env ``NEXUS_ABSENT_MIN_SPANS``.
-        absent_in_document: the same margin when a question names its document and that document holds none of
-            the terms of two or more of its words, over a third of them. Env ``NEXUS_ABSENT_IN_DOCUMENT``.
+        absent_in_document: raise the floor by ``absent_document_margin`` when a question names its document and
+            that document holds none of two or more of its words (side by side, over a third of its terms). Env
+            ``NEXUS_ABSENT_IN_DOCUMENT``.
+        absent_document_margin: that margin. Env ``NEXUS_ABSENT_DOCUMENT_MARGIN``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
         local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
@@ -117,6 +119,7 @@ class Settings:
     absent_margin: float = 0.2
     absent_min_spans: int = 1000
     absent_in_document: bool = True
+    absent_document_margin: float = 0.05
     document_match: bool = True
     local_idf: float = 1.5
     ocr: str = "auto"

@@ -215,6 +215,7 @@ class Corpus:
             absent_margin=s.absent_margin,
             absent_min_spans=s.absent_min_spans,
             absent_in_document=s.absent_in_document,
+            absent_document_margin=s.absent_document_margin,
             documents=s.document_match,
             local_idf=s.local_idf,
         )

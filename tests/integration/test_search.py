@@ -236,7 +236,7 @@ def test_a_named_document_that_lacks_the_subject_answers_nothing(
     trace = agreements.explain(question)
     assert {"favored", "nation"} <= set(trace.parsed["absent_words"])
     assert trace.abstain is not None and "the document the question names holds none of" in trace.abstain.reason
-    assert trace.floor == pytest.approx(embedder.floor + settings.absent_margin)
+    assert trace.floor == pytest.approx(embedder.floor + settings.absent_document_margin)
     paraphrase = (
         "Under the supply agreement between Acme Widgets and Bolt Logistics, how soon must invoices be settled?"
     )

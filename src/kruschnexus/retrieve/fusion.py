@@ -84,6 +84,9 @@ class FusionSettings:
     absent_min_spans: int = 1000
     #: The same margin when the question names its document and that document lacks a telling share of its words.
     absent_in_document: bool = True
+    #: The margin of that rule: small, as the passages it keeps out are those below the floor that a named document's
+    #: first ranks or lexical coverage would have admitted; one a little above the floor still answers.
+    absent_document_margin: float = 0.05
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

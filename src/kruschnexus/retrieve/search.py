@@ -199,9 +199,8 @@ def run_search(
     if absent:
         # No span holds the whole question, however well it covers the rest, and a leg's first ranks in the named
         # document are no answer either: only meaning can stand for the missing words.
-        settings = dataclasses.replace(
-            settings, floor=settings.floor + settings.absent_margin, coverage_floor=math.inf, named_top=0
-        )
+        margin = settings.absent_document_margin if match is not None else settings.absent_margin
+        settings = dataclasses.replace(settings, floor=settings.floor + margin, coverage_floor=math.inf, named_top=0)
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
