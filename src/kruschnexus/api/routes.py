@@ -233,9 +233,7 @@ def page_image(
 @router.get("/workspaces/{workspace}/search", response_model=SearchResponse, responses=deps.problems(400, 404, 409))
 def search(corpus: CorpusDep, q: QueryText, k: TopK = 5) -> SearchResponse:
     """Hybrid search; ``hits`` is the v1 array (``[]`` with ``abstain`` saying why when nothing clears the floor)."""
-    outcome = corpus.run(q, k=k)
-    abstain = None if outcome.hits else outcome.trace.abstain
-    return SearchResponse(query=q, hits=outcome.hits, abstain=abstain)
+    return corpus.run(q, k=k).response(q)
 
 
 @router.get("/workspaces/{workspace}/explain", response_model=ExplainTrace, responses=deps.problems(400, 404, 409))

@@ -211,8 +211,7 @@ class NexusTools:
         with self.hub.corpus(self.workspace(workspace)) as corpus:
             outcome = corpus.run(query, k=k)
         log.info("search in %r: %d hit(s)", corpus.workspace, len(outcome.hits))
-        abstain = None if outcome.hits else outcome.trace.abstain
-        return SearchResponse(query=query, hits=outcome.hits, abstain=abstain)
+        return outcome.response(query)
 
     def explain(self, query: str, workspace: str | None, k: int) -> ExplainTrace:
         """The explain trace of ``query``."""

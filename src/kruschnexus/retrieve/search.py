@@ -37,7 +37,7 @@ from kruschnexus.retrieve.vocabulary import (
     telling_document_absence,
     unknown_names,
 )
-from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit
+from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit, SearchResponse
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore, Row
 from kruschnexus.wire import hit_from_row
@@ -49,6 +49,10 @@ class SearchOutcome:
 
     hits: list[Hit]
     trace: ExplainTrace
+
+    def response(self, query: str) -> SearchResponse:
+        """The answer every surface gives (REST, MCP): the hits and, when there are none, why."""
+        return SearchResponse(query=query, hits=self.hits, abstain=None if self.hits else self.trace.abstain)
 
 
 def like_escape(text: str) -> str:
