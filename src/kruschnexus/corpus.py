@@ -300,13 +300,14 @@ class Corpus:
             raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
         return document_from_row(row)
 
-    def create(self) -> None:
-        """Create this workspace bound to the current embedding model (a no-op when it exists with that model).
+    def create(self) -> bool:
+        """Create this workspace bound to the current embedding model (a no-op when it exists with that model); True
+        when this call created it (of two racing calls, exactly one).
 
         Raises:
             EmbedError: the workspace exists but was built with another model.
         """
-        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        return self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
 
     def delete(self) -> bool:
         """Delete this workspace, its rows and the kept bytes no other workspace holds; True if it existed."""

@@ -284,3 +284,37 @@ def test_first_writers_of_a_new_database_do_not_collide_on_its_vector_index(embe
     finally:
         database.close()
     assert errors == []
+
+
+def test_of_two_racing_creates_of_one_workspace_exactly_one_creates_it(embedded_home: Path) -> None:
+    """``POST /workspaces`` answers 201 only to the request that made the workspace: two at once get one 201 and
+    one 200 (before: both 201, each having looked before either inserted)."""
+    from kruschnexus.store.database import Database
+
+    database = Database(None, embedded_home / "pgdata")
+    try:
+        for attempt in range(4):
+            stores = [database.connect() for _ in range(2)]
+            start = threading.Barrier(2)
+            created: list[bool] = []
+
+            def create(
+                index: int,
+                stores: list[Any] = stores,
+                start: threading.Barrier = start,
+                created: list[bool] = created,
+                name: str = f"racing-{attempt}",
+            ) -> None:
+                start.wait()
+                created.append(stores[index].ensure_workspace(name, "model", 384))
+
+            threads = [threading.Thread(target=create, args=(i,)) for i in range(2)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            for store in stores:
+                store.close()
+            assert sorted(created) == [False, True], attempt
+    finally:
+        database.close()

@@ -83,9 +83,8 @@ def create_workspace(body: NewWorkspace, hub: HubDep, request: Request, response
     name = check_workspace_name(body.name)
     deps.allow(request, name)
     with hub.corpus(name) as corpus:
-        existed = corpus.exists()
-        corpus.create()
-    response.status_code = 200 if existed else 201
+        created = corpus.create()
+    response.status_code = 201 if created else 200
     return next(w for w in hub.workspaces() if w.name == name)
 
 

@@ -41,12 +41,11 @@ def list_(as_json: bool) -> None:
 def create(name: str, as_json: bool) -> None:
     """Create workspace NAME bound to the configured embedding model (nothing changes if it exists with it)."""
     with Corpus(workspace=name, settings=Settings.load()) as corpus:
-        existed = corpus.exists()
-        corpus.create()
+        created = corpus.create()
     if as_json:
-        render.json_line({"workspace": name, "created": not existed})
+        render.json_line({"workspace": name, "created": created})
     else:
-        render.out.print(f"workspace {name!r} " + ("already exists" if existed else "created"))
+        render.out.print(f"workspace {name!r} " + ("created" if created else "already exists"))
 
 
 @command.command("delete")

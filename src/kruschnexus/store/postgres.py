@@ -154,14 +154,15 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             return conn.execute(q.SELECT_WORKSPACES).fetchall()
 
-    def ensure_workspace(self, name: str, model_id: str, dim: int) -> None:
-        """Create a workspace bound to an embedding model, or check that it is bound to this one.
+    def ensure_workspace(self, name: str, model_id: str, dim: int) -> bool:
+        """Create a workspace bound to an embedding model, or check that it is bound to this one; True when this call
+        created it (of two racing calls, exactly one).
 
         Raises:
             EmbedError: the workspace was built with another model or dimension.
         """
         with self.scoped(name) as conn:
-            conn.execute(q.INSERT_WORKSPACE, {"name": name, "model_id": model_id, "dim": dim})
+            created = conn.execute(q.INSERT_WORKSPACE, {"name": name, "model_id": model_id, "dim": dim}).fetchone()
         stored = self.workspace(name)
         assert stored is not None
         if stored != (model_id, dim):
@@ -172,6 +173,7 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             conn.execute(q.LOCK_INDEX_DDL)  # a second writer waits, then finds the index made
             conn.execute(q.hnsw_index_ddl(dim))
+        return created is not None
 
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""

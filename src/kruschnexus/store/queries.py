@@ -10,7 +10,7 @@ from psycopg import sql
 
 INSERT_WORKSPACE = sql.SQL(
     "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s)"
-    " ON CONFLICT (name) DO NOTHING"
+    " ON CONFLICT (name) DO NOTHING RETURNING name"
 )
 SET_WORKSPACE = sql.SQL("SELECT set_config('nexus.workspace', %(workspace)s, true)")
 SET_SCOPED_ROLE = sql.SQL("SET LOCAL ROLE nexus_workspace")
