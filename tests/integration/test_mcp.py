@@ -8,6 +8,7 @@ import importlib.metadata
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from kruschnexus.errors import ConfigError, PkgError, QueryError
 from kruschnexus.hub import Hub
 from kruschnexus.mcp.server import NexusTools
 from kruschnexus.schema.v1 import ExplainTrace, PageText, SearchResponse
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -269,3 +270,34 @@ def test_workspace_policy(settings: Settings) -> None:
         free.workspace("Bad Name")
     with pytest.raises(ConfigError, match="invalid workspace name"):
         NexusTools(hub, "../etc")
+
+
+def test_the_python_example_of_the_mcp_page_runs(settings: Settings, embedder: Embedder, tmp_path: Path) -> None:
+    """docs/mcp.md's client example, run as written against this run's database: only the server's executable
+    (this interpreter) and the environment (this run's home, database and an existing ingest root) are the test's."""
+    import textwrap
+
+    import mcp as mcp_sdk
+
+    block = re.search(r"```python\n(.*?)```", (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8"), re.DOTALL)
+    assert block is not None
+    with Corpus("demo", settings, embedder) as corpus:
+        corpus.create()
+        corpus.ingest([FIXTURES / "sample_contract.pdf"])
+    ours = server_env(settings, tmp_path)
+
+    class HereServer(StdioServerParameters):
+        def __init__(self, command: str, args: list[str], env: dict[str, str] | None = None) -> None:
+            assert command == "nexus" and env is not None and "NEXUS_INGEST_ROOTS" in env
+            super().__init__(command=sys.executable, args=["-m", "kruschnexus", *args], env={**env, **ours})
+
+    source = "async def example():\n" + textwrap.indent(block.group(1), "    ") + "    return hits\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "docs/mcp.md python block", "exec"), namespace)
+    real = mcp_sdk.StdioServerParameters
+    mcp_sdk.StdioServerParameters = HereServer  # type: ignore[misc]
+    try:
+        hits = asyncio.run(namespace["example"]())
+    finally:
+        mcp_sdk.StdioServerParameters = real  # type: ignore[misc]
+    assert hits and hits[0]["source"] == "sample_contract.pdf" and hits[0]["section"] == "8.22"
