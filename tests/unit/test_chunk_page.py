@@ -543,3 +543,32 @@ def test_an_indented_block_chunks_like_an_unindented_one() -> None:
     for line in ["   5.1 The Tenant pays.", "5.1 The Tenant pays."]:
         page = make_page([(BlockKind.HEADING, ["12. Holidays"]), (BlockKind.PARAGRAPH, [line])])
         assert [section for section, _ in _sections(page)] == ["5.1"], line
+
+
+def test_a_code_section_title_in_sentence_case_joins_its_first_subsection() -> None:
+    """Municipal codes print ``8.22.010 - Findings and purpose.``: a title in sentence case after a dash, on one line
+    or wrapped onto two. It joins the text after it like a capitalised title; a short sentence after a number does
+    not."""
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["8.22.010 - Findings and purpose."]),
+            (BlockKind.LIST_ITEM, ["A. The City Council finds that there is a shortage of rental housing."]),
+            (BlockKind.PARAGRAPH, ["8.22.060 - Notice of the existence of this Chapter required at", "commencement."]),
+            (BlockKind.LIST_ITEM, ["A. Owners shall give each new tenant a notice."]),
+            (BlockKind.PARAGRAPH, ["8.22.070 - Rent. Owners may raise rents once a year."]),
+            (BlockKind.LIST_ITEM, ["A. The increase is capped."]),
+        ]
+    )
+    assert _sections(page) == [
+        (
+            "8.22.010(A)",
+            "8.22.010 - Findings and purpose.\n\nA. The City Council finds that there is a shortage of rental housing.",
+        ),
+        (
+            "8.22.060(A)",
+            "8.22.060 - Notice of the existence of this Chapter required at\ncommencement.\n\n"
+            "A. Owners shall give each new tenant a notice.",
+        ),
+        ("8.22.070", "8.22.070 - Rent. Owners may raise rents once a year."),
+        ("8.22.070(A)", "A. The increase is capped."),
+    ]

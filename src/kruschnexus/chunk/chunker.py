@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from kruschnexus.chunk.grammar import is_within
 from kruschnexus.chunk.lines import ABBREVIATIONS, OPEN_END, section_pieces
 from kruschnexus.chunk.sections import Marker, SectionTracker, parse_marker
-from kruschnexus.chunk.titles import is_title_only
+from kruschnexus.chunk.titles import is_code_title, is_title_only
 from kruschnexus.model import Block, BlockKind, Cell, Chunk, Locator, Page
 
 _SENTENCE_END = re.compile(r"[.!?;:][\"'”’)\]]*(?=\s+[\"'“(\[A-Z0-9§])")
@@ -165,7 +165,8 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
             continue
         for piece in section_pieces(page, block):
             opened = _track(page, piece, tracker)
-            title = piece.kind == BlockKind.HEADING or (opened and is_title_only(page.text[piece.start : piece.end]))
+            text = page.text[piece.start : piece.end]
+            title = piece.kind == BlockKind.HEADING or (opened and (is_title_only(text) or is_code_title(text)))
             finished, current = _extend(current, piece, tracker, title)
             if finished is not None:
                 yield finished
