@@ -78,6 +78,9 @@ class Settings:
             that document holds none of two or more of its words (side by side, over a third of its terms). Env
             ``NEXUS_ABSENT_IN_DOCUMENT``.
         absent_document_margin: that margin. Env ``NEXUS_ABSENT_DOCUMENT_MARGIN``.
+        section_mentions: when the document a question names has no section it names, answer from that document's
+            passages that mention the section as the question writes it (an amendment's "Paragraph 2.3 of the
+            Original Agreement is deleted"); off: answer ``[]``. Env ``NEXUS_SECTION_MENTIONS``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
         local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
@@ -120,6 +123,7 @@ class Settings:
     absent_min_spans: int = 1000
     absent_in_document: bool = True
     absent_document_margin: float = 0.05
+    section_mentions: bool = True
     document_match: bool = True
     local_idf: float = 1.5
     ocr: str = "auto"

@@ -216,6 +216,7 @@ class Corpus:
             absent_min_spans=s.absent_min_spans,
             absent_in_document=s.absent_in_document,
             absent_document_margin=s.absent_document_margin,
+            section_mentions=s.section_mentions,
             documents=s.document_match,
             local_idf=s.local_idf,
         )

@@ -87,6 +87,8 @@ class FusionSettings:
     #: The margin of that rule: small, as the passages it keeps out are those below the floor that a named document's
     #: first ranks or lexical coverage would have admitted; one a little above the floor still answers.
     absent_document_margin: float = 0.05
+    #: When the named document has no section the question names, answer from its passages that mention it.
+    section_mentions: bool = True
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 

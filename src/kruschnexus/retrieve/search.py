@@ -28,6 +28,7 @@ from kruschnexus.retrieve.fusion import (
     abstain_record,
     fuse,
 )
+from kruschnexus.chunk.grammar import find_refs
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
 from kruschnexus.retrieve.vocabulary import (
@@ -208,23 +209,24 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    span_f = span_filter(restricting, workspace, doc_ids)
-    dense_rows: list[Row] = []
-    sparse_rows: list[Row] = []
-    scores: dict[tuple[str, int, int], float] = {}
-    if "dense" in settings.legs:
-        vector = embedder.embed([text])[0]
-        dense_sql, params = q.dense_leg(span_f, embedder.dim)
-        dense_rows = store.run_leg(dense_sql, {**params, "text": text, "limit": settings.dense_depth, "vector": vector})
-    if "sparse" in settings.legs:
-        ranked = index.search(lexical_query(restricting, text, doc_ids, settings.local_idf), settings.sparse_depth)
-        scores = {h.key: h.coverage for h in ranked}
-        sparse_rows = keyed_rows(store, span_f, text, ranked)
-    rows, candidates = _candidates(dense_rows, sparse_rows, scores)
+    legs = _Legs(store, embedder, index, settings, text)
+    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids), doc_ids)
     named = dataclasses.replace(
         named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1, soft=soft
     )
     scored = fuse(candidates, settings, named)
+    mentioned: list[str] = []
+    if not scored and match is not None and not soft and settings.section_mentions:
+        # The named document has no such section, but its text may speak of it (an amendment's "Paragraph 2.3 of
+        # the Original Agreement is deleted"): those passages answer, and only those.
+        mentioned = section_mentions(query.text)
+        if mentioned:
+            bare = dataclasses.replace(restricting, sections=())
+            mention_f = dataclasses.replace(
+                span_filter(bare, workspace, doc_ids), mention_patterns=mention_patterns(mentioned)
+            )
+            rows, candidates = legs.run(bare, mention_f, doc_ids)
+            scored = fuse(candidates, settings, dataclasses.replace(named, ids=(), lookup_only=False))
     admitted, repeats = once_per_passage(scored, k, lambda s: (*_described(rows[s.candidate.key]), s.admitted))
     if repeats:
         scored = _mark_repeats(scored, repeats, rows)
@@ -232,7 +234,7 @@ def run_search(
         hit_from_row(
             rows[s.candidate.key],
             score=round(s.score, 6),
-            reasons=_reasons(s, query, match),
+            reasons=_reasons(s, query, match, bool(mentioned)),
             confidence=_confidence(embedder, s, rank, settings, query, match is not None),
         )
         for rank, s in enumerate(admitted, start=1)
@@ -240,8 +242,72 @@ def run_search(
     unsearchable = None
     if match is not None and not hits and not index.span_count(match.doc_ids):
         unsearchable = store.document_sources(workspace, [match.doc_id]).get(match.doc_id, match.doc_id)
-    trace = _trace(query, embedder, settings, scored, rows, len(hits), match, absent=absent, unsearchable=unsearchable)
+    trace = _trace(
+        query,
+        embedder,
+        settings,
+        scored,
+        rows,
+        len(hits),
+        match,
+        absent=absent,
+        unsearchable=unsearchable,
+        mentioned=mentioned if scored else None,
+    )
     return SearchOutcome(hits, trace)
+
+
+def section_mentions(text: str) -> list[str]:
+    """The section references of ``text`` as written (``Paragraph 2.3``, ``§ 12(b)``), those with a keyword or a
+    code prefix only (a bare id is too common a string to look for)."""
+    out = [" ".join(text[r.start : r.end].split()) for r in find_refs(text)]
+    return list(dict.fromkeys(m for m in out if re.match(r"[^\W\d]|§|¶", m)))
+
+
+def mention_patterns(mentions: list[str]) -> tuple[str, ...]:
+    """PostgreSQL regular expressions (for ``~*``) of text that mentions one of the references: its words in
+    order, any white space between them, and no longer id after it (``Paragraph 2.3`` is not ``Paragraph 2.30``
+    nor ``Paragraph 2.3.1``; ``Paragraph 2.3(b)`` is one of its items and counts)."""
+    out: dict[str, None] = {}
+    for mention in mentions:
+        words = [re.sub(r"([^0-9a-z])", r"\\\1", w.lower()) for w in mention.split()]
+        out.setdefault(
+            "(^|[^0-9a-z])" + "[[:space:]\u00a0]+".join(words) + "(?![0-9a-z]|[.-][0-9a-z])",
+            None,
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Legs:
+    """Both retrieval legs for one question's text; :meth:`run` under a given filter."""
+
+    store: PgStore
+    embedder: Embedder
+    index: LexicalIndex
+    settings: FusionSettings
+    text: str
+
+    def run(
+        self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
+    ) -> tuple[dict[tuple[str, int, int], Row], list[Candidate]]:
+        """Each leg's candidates under ``span_f`` (``query`` gives the lexical index the same restrictions)."""
+        dense_rows: list[Row] = []
+        sparse_rows: list[Row] = []
+        scores: dict[tuple[str, int, int], float] = {}
+        depth = self.settings
+        if "dense" in depth.legs:
+            vector = self.embedder.embed([self.text])[0]
+            dense_sql, params = q.dense_leg(span_f, self.embedder.dim)
+            dense_rows = self.store.run_leg(
+                dense_sql, {**params, "text": self.text, "limit": depth.dense_depth, "vector": vector}
+            )
+        if "sparse" in depth.legs:
+            lexical = lexical_query(query, self.text, doc_ids, depth.local_idf)
+            ranked = self.index.search(lexical, depth.sparse_depth)
+            scores = {h.key: h.coverage for h in ranked}
+            sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
+        return _candidates(dense_rows, sparse_rows, scores)
 
 
 def _absent(
@@ -358,12 +424,14 @@ def _candidate(key: tuple[str, int, int], row: Row, ranks: dict[str, Any]) -> Ca
     )
 
 
-def _reasons(s: Scored, query: Query, match: DocMatch | None = None) -> list[str]:
+def _reasons(s: Scored, query: Query, match: DocMatch | None = None, mentioned: bool = False) -> list[str]:
     reasons = list(s.reasons)
     if query.phrases:
         reasons.append("phrase_match")
     if match is not None:
         reasons.append("document_named")
+    if mentioned:
+        reasons.append("section_mentioned")
     return reasons
 
 
@@ -378,6 +446,7 @@ def _trace(
     unknown: list[str] | None = None,
     absent: list[str] | None = None,
     unsearchable: str | None = None,
+    mentioned: list[str] | None = None,
 ) -> ExplainTrace:
     """The explain trace; ``unsearchable``: the file name of the document the question names when it holds no
     searchable text at all (a scan stored without OCR)."""
@@ -403,7 +472,7 @@ def _trace(
                 score=round(s.score, 6),
                 admitted=s.admitted,
                 rejected_because=s.rejected_because,
-                match_reasons=_reasons(s, query, match),
+                match_reasons=_reasons(s, query, match, bool(mentioned)),
             )
         )
     abstain = None
@@ -427,8 +496,10 @@ def _trace(
                 f"the document the question names, {unsearchable}, holds no searchable text (pages without a text "
                 "layer that were not OCR'd: install Tesseract, then run nexus reingest)"
             )
-        elif not scored and match is not None and query.sections:
+        elif match is not None and query.sections and (not scored or mentioned):
             reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
+            if mentioned:
+                reason += f"; no passage that mentions {', '.join(mentioned)} came close enough to answer"
         abstain = AbstainTrace(
             reason=reason,
             best_cosine=record.best_cosine,
@@ -439,6 +510,8 @@ def _trace(
     parsed: dict[str, Any] = {k: v for k, v in dataclasses.asdict(query).items() if v not in ((), "")}
     if absent:
         parsed["absent_words"] = list(absent)
+    if mentioned:
+        parsed["section_mentioned"] = list(mentioned)
     if match is not None:
         parsed["document"] = {
             "doc_id": match.doc_id,

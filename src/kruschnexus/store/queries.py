@@ -172,6 +172,8 @@ class SpanFilter:
             or has one as an ancestor, or a line of its text opens with one (case-insensitive regular expressions
             in ``section_patterns``, loose: fusion keeps only spans whose line markers name the section).
         phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
+        mention_patterns: case-insensitive regular expressions one of which the text must match (a section the
+            question names, mentioned in a passage of a document that lacks it).
         excluded_likes: patterns none of which may match.
         excluded_terms: words whose full-text match excludes a span.
         doc_ids: the span's document is one of these (none: any); set when a question names its document.
@@ -185,6 +187,7 @@ class SpanFilter:
     section_likes: tuple[str, ...] = ()
     section_patterns: tuple[str, ...] = ()
     phrase_likes: tuple[str, ...] = ()
+    mention_patterns: tuple[str, ...] = ()
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
     doc_ids: tuple[str, ...] = ()
@@ -232,6 +235,9 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     if f.phrase_likes:
         clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
         params["phrase_likes"] = list(f.phrase_likes)
+    if f.mention_patterns:
+        clauses.append(sql.SQL("s.text ~* ANY(%(mention_patterns)s)"))
+        params["mention_patterns"] = list(f.mention_patterns)
     if f.excluded_likes:
         clauses.append(sql.SQL("NOT (" + _FOLDED_TEXT + " LIKE ANY(%(excluded_likes)s))"))
         params["excluded_likes"] = list(f.excluded_likes)
