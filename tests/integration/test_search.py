@@ -192,6 +192,19 @@ AGREEMENTS = [
         "This Consulting Agreement is made between Orion Advisory LLC and Pine Ridge Inc.",
         [("1. Fees", "Client shall pay each invoice of the Consultant within thirty days of its receipt.")],
     ),
+    (
+        "amendment",
+        "FIRST AMENDMENT TO GROUND LEASE",
+        "This First Amendment to Ground Lease is made between Cedar Holdings LLC and Maple Orchard Farms Inc.",
+        [
+            ("1. Term", "The term of the Lease is extended to the thirty-first day of December of the tenth year."),
+            (
+                "2. Deletion",
+                "Landlord and Tenant agree that Paragraph 7.4 Early Termination Right of the Original Lease is "
+                "hereby deleted in its entirety.",
+            ),
+        ],
+    ),
 ]
 
 
@@ -247,6 +260,28 @@ def test_a_named_document_that_lacks_the_subject_answers_nothing(
         assert plain.search(question), "without the rule the named document's first ranks are admitted"
 
 
+def test_a_section_the_named_document_only_mentions_answers_from_the_mention(
+    agreements: Corpus, settings: Settings, embedder: Embedder
+) -> None:
+    """The amendment has no paragraph 7.4 of its own, but deletes the original lease's: the passage that says so
+    answers, and only it. A paragraph it neither has nor mentions (``9.1``, nor ``7``: 7.4 is another id) answers
+    ``[]``, as does the question with the rule off."""
+    question = "Paragraph 7.4 early termination right of the Cedar Holdings ground lease amendment"
+    hits = agreements.search(question)
+    assert hits and all(h.source == "amendment.pdf" and "Paragraph 7.4" in h.text for h in hits)
+    assert "section_mentioned" in hits[0].match_reasons
+    trace = agreements.explain(question)
+    assert trace.parsed["section_mentioned"] == ["Paragraph 7.4"]
+    for absent in ("Paragraph 9.1", "Paragraph 7"):
+        other = f"{absent} early termination right of the Cedar Holdings ground lease amendment"
+        assert agreements.search(other) == [], absent
+        reason = agreements.explain(other).abstain
+        assert reason is not None and reason.reason.startswith("the document the question names has no section")
+    off = dataclasses.replace(settings, section_mentions=False)
+    with Corpus(workspace=agreements.workspace, settings=off, embedder=embedder) as plain:
+        assert plain.search(question) == []
+
+
 def test_doc_and_doc_type_ignore_letter_case(lease: Corpus) -> None:
     for query in ("rent doc_type:LEASE", "rent doc:SAMPLE_*.PDF", "rent doc_type:Lease doc:*.pdf"):
         hits = lease.search(query, k=3)
@@ -268,7 +303,7 @@ def twins(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempP
     with Corpus(workspace="twin-documents", settings=settings, embedder=embedder) as corpus:
         corpus.store.delete_workspace(corpus.workspace)
         results = corpus.ingest([pdfs[0], text, *pdfs[1:]])
-        assert [r.status for r in results] == ["ingested"] * 4
+        assert [r.status for r in results] == ["ingested"] * (len(pdfs) + 1)
         yield corpus
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kruschnexus.chunk.grammar import find_refs
 from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import QueryError
@@ -28,7 +29,6 @@ from kruschnexus.retrieve.fusion import (
     abstain_record,
     fuse,
 )
-from kruschnexus.chunk.grammar import find_refs
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
 from kruschnexus.retrieve.vocabulary import (
@@ -295,16 +295,16 @@ class _Legs:
         dense_rows: list[Row] = []
         sparse_rows: list[Row] = []
         scores: dict[tuple[str, int, int], float] = {}
-        depth = self.settings
-        if "dense" in depth.legs:
+        s = self.settings
+        if "dense" in s.legs:
             vector = self.embedder.embed([self.text])[0]
             dense_sql, params = q.dense_leg(span_f, self.embedder.dim)
             dense_rows = self.store.run_leg(
-                dense_sql, {**params, "text": self.text, "limit": depth.dense_depth, "vector": vector}
+                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": vector}
             )
-        if "sparse" in depth.legs:
-            lexical = lexical_query(query, self.text, doc_ids, depth.local_idf)
-            ranked = self.index.search(lexical, depth.sparse_depth)
+        if "sparse" in s.legs:
+            lexical = lexical_query(query, self.text, doc_ids, s.local_idf)
+            ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         return _candidates(dense_rows, sparse_rows, scores)
