@@ -18,6 +18,7 @@ from kruschnexus.lexical.analysis import (
 )
 from kruschnexus.lexical.index import DocHit
 from kruschnexus.retrieve.documents import choose, identifier_terms, name_terms, strip_naming
+from kruschnexus.retrieve.vocabulary import candidate_names
 
 
 def _analyze(text: str) -> list[str]:
@@ -204,6 +205,20 @@ def test_an_identifier_only_one_document_name_holds_names_that_document() -> Non
     assert (
         choose([_hit("a", 9.0, "cncf"), _hit("b", 1.0, "opinion")], lambda t: freq[t], 20, identifiers={"cncf"}) is None
     )
+
+
+def test_a_proper_name_only_one_document_name_holds_names_that_document() -> None:
+    """ "When does Karyopharm give back ...": one distinctive term, a proper name in one document's name only; the
+    same word in two names, or the calendar's capitals (``September``), name nothing."""
+    question = "When does Karyopharm give back the space it is not keeping in September?"
+    proper = {t for w in candidate_names(question) for t in _analyze(w)}
+    assert proper == {"karyopharm"}
+    freq = {"karyopharm": 1, "lease": 9, "september": 1}
+    hits = [_hit("k", 9.0, "karyopharm"), _hit("other", 1.0, "lease")]
+    match = choose(hits, lambda t: freq[t], 20, proper=proper)
+    assert match is not None and match.doc_id == "k"
+    assert choose([_hit("s", 9.0, "september"), _hit("o", 1.0, "lease")], lambda t: freq[t], 20, proper=proper) is None
+    assert choose(hits, lambda t: {**freq, "karyopharm": 2}[t], 20, proper=proper) is None
 
 
 def test_a_paragraph_number_on_its_own_line_opens_its_paragraph() -> None:

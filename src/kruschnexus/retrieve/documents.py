@@ -2,13 +2,13 @@
 Corp and B LLC; what is ...". Pure decisions over what the lexical document index returns.
 
 A question names a document when the best document's *name* (title, parties, file name) shares at least
-:data:`MIN_NAME_TERMS` distinctive terms with it (or one, when the question writes it as an identifier that no
-other document's name holds: ``2022-NCSC-1``, ``HPIL``) (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's
-document names) and its score (name, plus first pages weighted less) leads the next document's by :data:`MARGIN`;
-documents whose names it matches with the same terms and as well (within the margin), and its twins (the same
-contract kept as a PDF and as text), are named with it, up to :data:`MAX_NAMED`. The search then ranks only within
-that document, and the naming words are taken out of what the legs match, so that they do not pull the hits to the
-preamble that repeats them.
+:data:`MIN_NAME_TERMS` distinctive terms (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's document
+names) with it, or one that no other document's name holds when the question writes it as an identifier
+(``2022-NCSC-1``, ``HPIL``) or as a proper name ("When does Karyopharm ..."), and its score (name, plus first pages
+weighted less) leads the next document's by :data:`MARGIN`; documents whose names it matches with the same terms
+and as well (within the margin), and its twins (the same contract kept as a PDF and as text), are named with it, up
+to :data:`MAX_NAMED`. The search then ranks only within that document, and the naming words are taken out of what
+the legs match, so that they do not pull the hits to the preamble that repeats them.
 """
 
 from __future__ import annotations
@@ -71,15 +71,15 @@ def choose(
     document's twins (the same file name in another format) are named with it, even when the two formats gave it
     different names (a title read from the PDF's first page but not from the text) or scores.
 
-    ``identifiers``: the analysed terms of the question's identifiers (see :func:`identifier_terms`); one of them
-    that only the top document's name holds names it alone.
+    ``identifiers``: the analysed terms of the question's identifiers (see :func:`identifier_terms`); one of them,
+    or of ``proper``, that only the top document's name holds names it alone.
     """
     if not hits or documents < 2:
         return None
     top = hits[0]
     limit = max(1, int(DISTINCTIVE_SHARE * documents))
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
-    unique = any(t in identifiers and doc_freq(t) == 1 for t in distinctive)
+    unique = any((t in identifiers or t in (proper or ())) and doc_freq(t) == 1 for t in distinctive)
     if (len(distinctive) < MIN_NAME_TERMS and not unique) or (
         proper is not None and not any(t in proper for t in distinctive)
     ):

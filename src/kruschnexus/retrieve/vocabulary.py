@@ -17,19 +17,24 @@ PART_WORDS = frozenset(
     "section sec article art clause paragraph para schedule exhibit annex appendix chapter title part rule "
     "amendment agreement lease contract".split()
 )
+#: Capitalised by the calendar, not because they name something: months and days of the week.
+CALENDAR_WORDS = frozenset(
+    "january february march april june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 _WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]")
 
 
 def candidate_names(text: str) -> list[str]:
     """Words of ``text`` that may name something: capitalised (not sentence-initial) or holding a digit and a
-    letter, without stop words and document-part words."""
+    letter, without stop words, document-part words and the calendar's words (``September``, ``Friday``)."""
     out: list[str] = []
     for m in _WORD.finditer(text):
         word = m.group(0)
         before = text[: m.start()].rstrip()
         initial = not before or before[-1] in ".;:?!"
         bare = word.lower().strip(".'’-")
-        if bare in STOPWORDS or bare in PART_WORDS:
+        if bare in STOPWORDS or bare in PART_WORDS or bare in CALENDAR_WORDS:
             continue
         has_digit_and_letter = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
         if (word[0].isupper() and not initial) or has_digit_and_letter:
