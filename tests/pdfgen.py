@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from reportlab.lib.pagesizes import letter
@@ -153,3 +154,39 @@ def numbered_opinion(path: Path) -> tuple[Path, dict[int, tuple[str, ...]]]:
     c.showPage()
     c.save()
     return path, paragraphs
+
+
+def slip_opinion(path: Path, pages: int) -> Path:
+    """A court's slip opinion set as the Supreme Court prints it: a small text block on a letter page, the running
+    header 116 pt down (odd pages ``Cite as: ...`` and the page number at the right, even pages the number at the
+    left and the case name), ``Opinion of the Court`` under it, and on page 3 the part ``II`` and its subpart
+    ``A`` centred alone at the top of the text."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    width, height = letter
+    left, right = 156.0, 456.0
+    for n in range(1, pages + 1):
+        c.setFont("Times-Roman", 9)
+        if n % 2:
+            c.drawCentredString(width / 2, height - 116, "Cite as: 569 U. S. ____ (2013)")
+            c.drawRightString(right, height - 116, str(n))
+        else:
+            c.drawString(left, height - 116, str(n))
+            c.drawCentredString(width / 2, height - 116, "TARRANT REGIONAL WATER DIST. v. HERRMANN")
+        c.drawCentredString(width / 2, height - 140, "Opinion of the Court")
+        y = height - 170
+        if n == 3:
+            c.setFont("Times-Roman", 11)
+            for part in ("II", "A"):
+                c.drawCentredString(width / 2, y, part)
+                y -= 16
+        c.setFont("Times-Roman", 11)
+        words = _PARAGRAPH.split()
+        text = " ".join(random.Random(n).sample(words * 4, 4 * len(words)))  # shuffled: no line repeats
+        for line in simpleSplit(text, "Times-Roman", 11, right - left):
+            if y < 150:
+                break
+            c.drawString(left, y, line)
+            y -= 13
+        c.showPage()
+    c.save()
+    return path

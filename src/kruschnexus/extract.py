@@ -38,7 +38,7 @@ from kruschnexus.parse.pdf import PdfFile, RawPage
 from kruschnexus.parse.text import open_markdown, open_text
 
 #: Bumped whenever a change to parsing, layout or chunking can change stored text, offsets or boxes.
-EXTRACTOR_VERSION = "pdf-4+units-3"
+EXTRACTOR_VERSION = "pdf-5+units-3"
 
 
 class Source(Protocol):
@@ -125,7 +125,8 @@ class PdfSource:
     def furniture(self) -> Furniture:
         """Running header and footer evidence for the whole document (computed once, cheaply)."""
         if self._furniture is None:
-            self._furniture = Furniture(self._pdf.band_texts())
+            bands = self._pdf.band_texts()
+            self._furniture = Furniture(bands.edge, bands.wide)
         return self._furniture
 
     def page(self, number: int, ocr: bool = True) -> Page:

@@ -99,9 +99,28 @@ def test_repeated_band_lines_are_header_and_footer() -> None:
 
 
 def test_repeated_text_outside_the_bands_is_body() -> None:
+    """Repeated, but with text above it and far from both edges: the band measured from the text ends before it."""
     furniture = Furniture(bands(6))
-    kinds = classify([frag(HEADER, (72, 300, 400, 310))], PAGE_H, BAND, furniture)
-    assert kinds == [None]
+    frags = [frag("Tenant shall pay rent.", (72, 72, 300, 82)), frag(HEADER, (72, 300, 400, 310))]
+    frags.append(frag("Landlord shall repair the roof.", (72, 700, 300, 710)))
+    assert classify(frags, PAGE_H, BAND, furniture) == [None, None, None]
+
+
+def test_the_bands_of_a_page_with_wide_margins_start_at_its_text() -> None:
+    """A header 116 pt down (below the edge band) that repeats is furniture, and so is the page number on its line;
+    a number alone at the top of the text is not (a part's ``II``), nor a line there that never repeats."""
+    furniture = Furniture(["\n"] * 6, [f"{HEADER}   {n}\nand" for n in range(6)])
+    frags = [
+        frag(HEADER, (200, 116, 380, 125)),
+        frag("3", (450, 116, 456, 125)),
+        frag("II", (300, 160, 310, 170)),
+        frag("A line at the top of the text", (156, 180, 400, 190)),
+        frag("Body text far below.", (156, 400, 400, 410)),
+    ]
+    kinds = classify(frags, PAGE_H, BAND, furniture)
+    assert kinds == [BlockKind.HEADER, BlockKind.PAGE_NUMBER, None, None, None]
+    assert not furniture.is_repeated("and"), "the wide bands count only whole lines, and only long ones"
+    assert classify([frag("and", (156, 116, 180, 125)), *frags[2:]], PAGE_H, BAND, furniture)[0] is None
 
 
 def pleading_page(numbers: int, number_x: tuple[float, float] = (40, 52)) -> list[Fragment]:

@@ -49,6 +49,14 @@ class RawPage:
     rulings: tuple[Rect, ...] = ()
 
 
+@dataclass(frozen=True)
+class BandTexts:
+    """Per page, the text of its edge bands and of its wide bands (empty where the edge band holds text)."""
+
+    edge: list[str]
+    wide: list[str]
+
+
 class _Transform:
     """Maps PDF user space to display space for one page."""
 
@@ -193,9 +201,12 @@ class PdfFile:
         for number in range(1, self.page_count + 1):
             yield self.read_page(number)
 
-    def band_texts(self) -> list[str]:
-        """Text of the top and bottom bands of every page (cheap; used to find running headers)."""
-        out: list[str] = []
+    def band_texts(self) -> BandTexts:
+        """Text of the top and bottom bands of every page (cheap; used to find running headers): :data:`BAND` of
+        the page's height from each edge, and, where that holds no text (a page set with wide margins: a court's
+        slip opinion, its header 15% down), as much past the first (or last) line of text."""
+        edge: list[str] = []
+        wide: list[str] = []
         for index in range(self.page_count):
             page = self._load(index + 1)
             try:
@@ -203,18 +214,31 @@ class PdfFile:
                 band = (top - bottom) * BAND
                 textpage = page.get_textpage()
                 try:
+                    low, high = _text_extent(textpage, bottom, top)
                     head = textpage.get_text_bounded(left, top - band, right, top)
                     foot = textpage.get_text_bounded(left, bottom, right, bottom + band)
+                    wide_head = textpage.get_text_bounded(left, high - band, right, high) if high < top - band else ""
+                    wide_foot = textpage.get_text_bounded(left, low, right, low + band) if low > bottom + band else ""
                 finally:
                     textpage.close()
             finally:
                 page.close()
-            out.append(f"{head}\n{foot}")
-        return out
+            edge.append(f"{head}\n{foot}")
+            wide.append(f"{wide_head}\n{wide_foot}")
+        return BandTexts(edge, wide)
 
     def _label(self, index: int) -> str | None:
         label = self._doc.get_page_label(index)
         return str(label) if label else None
+
+
+def _text_extent(textpage: pdfium.PdfTextPage, bottom: float, top: float) -> tuple[float, float]:
+    """The lowest and the highest edge (user space) of the page's text, within ``bottom`` .. ``top``; those two
+    when the page has no text."""
+    rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
+    if not rects:
+        return bottom, top
+    return max(bottom, min(r[1] for r in rects)), min(top, max(r[3] for r in rects))
 
 
 def _explain_open_error(message: str) -> str:
