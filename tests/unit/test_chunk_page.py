@@ -572,3 +572,22 @@ def test_a_code_section_title_in_sentence_case_joins_its_first_subsection() -> N
         ("8.22.070", "8.22.070 - Rent. Owners may raise rents once a year."),
         ("8.22.070(A)", "A. The increase is capped."),
     ]
+
+
+def test_a_slip_opinion_part_alone_on_its_line_opens_the_part_and_citations_open_nothing() -> None:
+    """The Supreme Court sets ``II`` and its subpart ``A`` alone on their lines: a part, and a subpart inside it; a
+    lone capital outside any part is text. A section id cited at a block's start (``§1.01(b), id., at 9.``,
+    ``Section 6.03(b), which covers ...``, ``§5.05(b)(1)’s silence``) opens nothing; ``Section 6.03(b) Rent`` does."""
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["B", "In the years since the Compact was ratified, the region has grown."]),
+            (BlockKind.PARAGRAPH, ["§1.01(b), id., at 9. The Compact governs the allocation of water."]),
+            (BlockKind.PARAGRAPH, ["II", "A", "Tarrant claims that under the Compact it may take water."]),
+            (BlockKind.PARAGRAPH, ["§5.05(b)(1)’s silence means that state borders are irrelevant."]),
+            (BlockKind.PARAGRAPH, ["Section 6.03(b), which covers subbasin 3, says so expressly."]),
+            (BlockKind.PARAGRAPH, ["B", "Interstate compacts are construed as contracts under state law."]),
+            (BlockKind.PARAGRAPH, ["III", "We affirm the judgment of the Court of Appeals."]),
+            (BlockKind.PARAGRAPH, ["Section 6.03(b) Rent is due monthly."]),
+        ]
+    )
+    assert [section for section, _ in _sections(page)] == [None, "Part II", "Part II(B)", "Part III", "6.03(b)"]

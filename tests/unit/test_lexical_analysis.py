@@ -228,6 +228,8 @@ def test_a_paragraph_number_on_its_own_line_opens_its_paragraph() -> None:
     assert line_markers("35\n\nHere") == []
     assert line_markers("Page 35") == []
     assert line_markers("as provided in Section 12\nof this Lease") == [], "a reference that ends a line opens nothing"
+    assert line_markers("II\nA\nTarrant claims") == ["part ii"], "a slip opinion's part, alone on its line"
+    assert line_markers("Ill\nwill do") == [] and line_markers("I think so") == []
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kruschnexus.chunk.grammar import is_within
+from kruschnexus.chunk.grammar import is_within, parse_heading_marker
 from kruschnexus.chunk.lines import ABBREVIATIONS, OPEN_END, section_pieces
 from kruschnexus.chunk.sections import Marker, SectionTracker, parse_marker
 from kruschnexus.chunk.titles import is_code_title, is_title_only
@@ -234,7 +234,9 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> bool:
     run_in = tracker.mid_sentence
     end = text.rstrip()
     tracker.mid_sentence = OPEN_END.search(end) is not None or end[-1:].islower()
-    if marker is not None and run_in and _runs_on(text, marker, tracker):
+    if marker is not None and _cites(text, marker):
+        tracker.body()  # ``§1.01(b), id., at 9.``, ``Section 6.03(b), which covers ...``: a citation in a sentence
+    elif marker is not None and run_in and _runs_on(text, marker, tracker):
         tracker.body()  # ``... (1) that his attorney failed ..., and`` / ``(2) that he was prejudiced thereby.``
     elif marker is not None and not tracker.opens(marker):
         tracker.body()  # ``v. Hardin, 183 N.C. App. 92``: a case name, not item (v)
@@ -246,6 +248,19 @@ def _track(page: Page, block: Block, tracker: SectionTracker) -> bool:
     else:
         tracker.body()
     return False
+
+
+#: After a section id, what a citation in a sentence goes on with: a comma or a possessive, then a word in lower
+#: case (``§1.01(b), id., at 9``, ``Section 6.03(b), which covers``, ``§5.05(b)(1)’s silence``).
+_CITES = re.compile(r"(?:,|[’']s\b)[ \t]*[a-z]")
+
+
+def _cites(text: str, marker: Marker) -> bool:
+    """The section id a block starts with is cited by a sentence rather than opening the section."""
+    if marker.kind not in ("section", "article"):
+        return False
+    ref = parse_heading_marker(text.lstrip())
+    return ref is not None and _CITES.match(text.lstrip(), ref.end) is not None
 
 
 #: Labels that start a list: ``(1)``, ``(a)``, ``(A)``, ``(i)``, ``(I)``.

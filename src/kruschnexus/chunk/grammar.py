@@ -380,7 +380,8 @@ def normalize_id(value: str) -> str:
 # --- markers at the start of a block (the chunker) ---------------------------------------------------------------
 
 _HEAD_SECTION = re.compile(
-    r"(?:SECTION|Section|SEC\.|Sec\.|§+)\s*(\d+(?:\.\d+)*[A-Za-z]?)\.?((?:\([A-Za-z0-9]{1,4}\))*)(?=[\s.,:;—–-]|$)"
+    r"(?:SECTION|Section|SEC\.|Sec\.|§+)\s*(\d+(?:\.\d+)*[A-Za-z]?)\.?((?:\([A-Za-z0-9]{1,4}\))*)"
+    r"(?=[\s,:;—–-]|\.(?!\d)|$)"
 )
 _HEAD_CHAPTER = re.compile(rf"(?:CHAPTER|Chapter)\s+({_NUM}){_END}")
 _HEAD_ARTICLE = re.compile(rf"(?:ARTICLE|Article|ART\.|Art\.)\s+((?:{_ROMAN}|\d+[A-Za-z]?)(?:{_SUB}))(?!\w)")

@@ -39,6 +39,9 @@ _PAREN_ITEM = re.compile(
 # ``a. text`` and ``d.Notwithstanding`` (a capital word right after the dot).
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.(?:\s|(?=[A-Z][a-z]))")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+# A part's numeral or a subpart's letter alone on the block's first line, as the Supreme Court sets its opinions
+# (``II`` centred, then ``A``, then the text).
+_LONE_LABEL = re.compile(r"^([IVXL]{1,6}|[A-Z])[ \t]*(?:\n|$)")
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ def parse_marker(text: str, heading: bool = False) -> Marker | None:
         return Marker("item", m.group(1) or m.group(2), style="paren")
     if m := _DOT_ITEM.match(text):
         return Marker("item", m.group(1), style="dot")
+    if (m := _LONE_LABEL.match(text)) and (len(m.group(1)) == 1 or _ROMAN.match(m.group(1).lower())):
+        return Marker("item", m.group(1), style="lone")
     return None
 
 
@@ -188,14 +193,20 @@ class SectionTracker:
                 self._open_item(label, header)
         elif marker.kind == "number":
             self._open_number(marker.value, header)
-        elif marker.style == "dot" and self._item_type(marker.value, "dot") == "upper_roman":
+        elif marker.style in ("dot", "lone") and self._item_type(marker.value, "dot") == "upper_roman":
             self._open_part(marker.value, header)
+        elif marker.style == "lone":
+            self._open_item(marker.value, header, "dot")
         else:
             self._open_item(marker.value, header, marker.style)
 
     def opens(self, marker: Marker) -> bool:
         """Whether ``marker`` opens a section here: a small roman numeral with a dot (``v.``) does only as the
-        first of its list or the next one, else it is a word (``v. Hardin``) and the block is body text."""
+        first of its list or the next one, else it is a word (``v. Hardin``) and the block is body text. A lone
+        capital letter on its line (``A``) is a subpart only inside a part (``II``, then ``A``)."""
+        if marker.style == "lone":
+            upper_roman = self._item_type(marker.value, "dot") == "upper_roman"
+            return upper_roman or any(e.kind == "part" for e in self._stack)
         if marker.kind != "item" or marker.style != "dot" or self._item_type(marker.value, "dot") != "roman":
             return True
         if marker.value == "i":

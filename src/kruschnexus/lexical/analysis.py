@@ -57,15 +57,18 @@ _LINE_MARKER = re.compile(
     r"(?:\.(?!\d)|(?=[ \t]+(?-i:[A-Z(“\"]))))"
     # ``¶ 35`` on a line of its own (an opinion's paragraph number, set in the margin): a keyword makes it a marker.
     r"|^[ \t]*(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*"
-    r"(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)[ \t]*$",
+    r"(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)[ \t]*$"
+    # ``II`` alone on a line (a slip opinion's part): ``part ii``.
+    r"|^[ \t]*((?-i:[IVXL]{1,6}))\.?[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
 
 
 def line_markers(text: str) -> list[str]:
     """Section markers that open a line of ``text``, lower-cased: ``12.1``, ``20``, ``exhibit a``,
-    ``article iv``. A span cut from one block can hold the start of a section the chunker did not split at (a
-    ``12.1`` on the second line of ``12. Holidays``), or a division no heading tree holds (``EXHIBIT A``)."""
+    ``article iv``, ``part ii`` (``II`` alone on its line). A span cut from one block can hold the start of a
+    section the chunker did not split at (a ``12.1`` on the second line of ``12. Holidays``), or a division no
+    heading tree holds (``EXHIBIT A``)."""
     out: dict[str, None] = {}
     for m in _LINE_MARKER.finditer(text):
         if m.group(1):
@@ -73,6 +76,8 @@ def line_markers(text: str) -> list[str]:
             out.setdefault(f"{label} {m.group(2).lower()}", None)
         elif m.group(3) or m.group(4):
             out.setdefault((m.group(3) or m.group(4)).lower(), None)
+        elif m.group(5):
+            out.setdefault(f"part {m.group(5).lower()}", None)
     return list(out)
 
 

@@ -40,7 +40,7 @@ from kruschnexus.lexical.index import (
 _log = logging.getLogger(__name__)
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
-FORMAT = "tantivy-4"
+FORMAT = "tantivy-5"
 ANALYZER = "nexus_en"
 #: Weights of the span fields in the ranked part of a query.
 CONTEXT_BOOST = 0.5
