@@ -591,3 +591,16 @@ def test_a_slip_opinion_part_alone_on_its_line_opens_the_part_and_citations_open
         ]
     )
     assert [section for section, _ in _sections(page)] == [None, "Part II", "Part II(B)", "Part III", "6.03(b)"]
+
+
+def test_a_lone_numeral_before_figures_opens_no_part() -> None:
+    """A pricing grid's level (``III`` before ``≥1.90:1.00``), or a numeral that is a block of its own, is no part."""
+    page = make_page(
+        [
+            (BlockKind.PARAGRAPH, ["1.01 Defined Terms. Applicable Rate means the rate below."]),
+            (BlockKind.PARAGRAPH, ["III", "≥1.90:1.00 5.75%"]),
+            (BlockKind.PARAGRAPH, ["IV"]),
+            (BlockKind.PARAGRAPH, ["(a) Consolidated Net Income, plus"]),
+        ]
+    )
+    assert [section for section, _ in _sections(page)] == ["1.01", "1.01(a)"]

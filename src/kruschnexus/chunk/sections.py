@@ -39,9 +39,10 @@ _PAREN_ITEM = re.compile(
 # ``a. text`` and ``d.Notwithstanding`` (a capital word right after the dot).
 _DOT_ITEM = re.compile(r"^([a-z]{1,2}|[ivxl]{1,6}|[A-Z]{1,2}|[IVXL]{1,6}|\d{1,3})\.(?:\s|(?=[A-Z][a-z]))")
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
-# A part's numeral or a subpart's letter alone on the block's first line, as the Supreme Court sets its opinions
-# (``II`` centred, then ``A``, then the text).
-_LONE_LABEL = re.compile(r"^([IVXL]{1,6}|[A-Z])[ \t]*(?:\n|$)")
+# A part's numeral or a subpart's letter alone on the block's first line, before a line that starts with a capital,
+# as the Supreme Court sets its opinions (``II`` centred, then ``A``, then the text); not a block of its own (a
+# pricing grid's ``III`` before its figures).
+_LONE_LABEL = re.compile(r"^([IVXL]{1,6}|[A-Z])[ \t]*\n[ \t]*(?=[A-Z])")
 
 
 @dataclass(frozen=True)
