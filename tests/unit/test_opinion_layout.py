@@ -11,23 +11,16 @@ import pytest
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
 
-from kruschnexus.chunk.chunker import chunk_page
-from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.extract import open_source
 from kruschnexus.model import BlockKind, Chunk, Page
 from tests.pdfgen import numbered_opinion
+from tests.reading import read_and_chunk
 
 
 @pytest.fixture(scope="module")
 def opinion(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Page], list[Chunk], dict[int, tuple[str, ...]]]:
     path, paragraphs = numbered_opinion(tmp_path_factory.mktemp("opinion") / "opinion.pdf")
-    tracker = SectionTracker()
-    pages: list[Page] = []
-    chunks: list[Chunk] = []
-    with open_source(path) as source:
-        for page in source.pages():
-            pages.append(page)
-            chunks += chunk_page(page, tracker, 900)
+    pages, chunks = read_and_chunk(path)
     return pages, chunks, paragraphs
 
 

@@ -6,26 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from kruschnexus.chunk.chunker import chunk_page
-from kruschnexus.chunk.sections import SectionTracker
-from kruschnexus.extract import open_source
 from kruschnexus.model import BlockKind, Chunk, Page
 from tests.pdfgen import slip_opinion
+from tests.reading import read_and_chunk
 
 PAGES = 6
 
 
 @pytest.fixture(scope="module")
 def opinion(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Page], list[Chunk]]:
-    path = slip_opinion(tmp_path_factory.mktemp("slip") / "slip.pdf", PAGES)
-    tracker = SectionTracker()
-    pages: list[Page] = []
-    chunks: list[Chunk] = []
-    with open_source(path) as source:
-        for page in source.pages():
-            pages.append(page)
-            chunks += chunk_page(page, tracker, 900)
-    return pages, chunks
+    return read_and_chunk(slip_opinion(tmp_path_factory.mktemp("slip") / "slip.pdf", PAGES))
 
 
 def _texts(page: Page, *kinds: BlockKind) -> list[str]:
