@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -177,14 +177,15 @@ class Corpus:
         self.lexicon.sync(self.store, self.workspace)
         return results
 
-    def reindex(self) -> SyncReport:
-        """Rebuild this workspace's lexical index from the database (it is derived; nothing is lost).
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+        """Rebuild this workspace's lexical index from the database (it is derived; nothing is lost);
+        ``progress`` hears the spans indexed so far and the total.
 
         Raises:
             NotFoundError: the workspace does not exist.
         """
         self.require_exists()
-        return self.lexicon.sync(self.store, self.workspace, rebuild=True)
+        return self.lexicon.sync(self.store, self.workspace, rebuild=True, progress=progress)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The best spans for ``query`` (operators allowed), best first; ``[]`` when nothing clears the floor.

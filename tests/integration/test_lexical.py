@@ -71,9 +71,13 @@ def test_a_lost_index_is_rebuilt_from_the_database(corpus: Corpus) -> None:
     shutil.rmtree(corpus.settings.lexical_dir / corpus.workspace)
     after = _sparse_keys(corpus, "base rent per month")
     assert before and after == before
-    report = corpus.reindex()
+    ticks: list[tuple[int, int]] = []
+    report = corpus.reindex(lambda done, total: ticks.append((done, total)))
     assert report.rebuilt and report.documents == 3 and report.spans == corpus.counts()[2]
     assert _sparse_keys(corpus, "base rent per month") == before
+    spans = report.spans
+    assert ticks[0] == (0, spans) and ticks[-1] == (spans, spans), "progress runs from 0 to every span"
+    assert [done for done, _ in ticks] == sorted(done for done, _ in ticks)
 
 
 def test_a_deleted_document_leaves_the_index(corpus: Corpus) -> None:

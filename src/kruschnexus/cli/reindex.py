@@ -17,8 +17,13 @@ from kruschnexus.corpus import Corpus
 @json_option
 def command(workspace: str, as_json: bool) -> None:
     """Rebuild the workspace's lexical (BM25) index from the database. Nothing is lost: the index is derived."""
-    with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
-        report = corpus.reindex()
+    with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
+        task = bar.add_task(f"indexing {workspace}", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        report = corpus.reindex(progress)
     if as_json:
         render.json_line({"workspace": workspace, **dataclasses.asdict(report)})
     else:

@@ -14,8 +14,9 @@ whichever process stored it.
 from __future__ import annotations
 
 import fcntl
+import functools
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from kruschnexus.store.postgres import PgStore
 FRONT_PAGES = 40
 FRONT_CHARS = 6000
 _BATCH = 2000
+#: Told the spans indexed so far and the total while an index is rebuilt.
+Progress = Callable[[int, int], None]
 #: When the span entries deleted since the index was built whole pass this share of its live ones, the next sync
 #: builds it whole again: the engine counts deleted entries in its statistics until their segments merge, so a
 #: workspace whose documents were read again would otherwise rank by the words of their old versions (re-reading
@@ -61,8 +64,11 @@ class Lexicon:
                 self._indexes[workspace] = TantivyIndex(self.root / workspace)
             return self._indexes[workspace]
 
-    def sync(self, store: PgStore, workspace: str, rebuild: bool = False) -> SyncReport:
-        """Apply the workspace's outbox past the index's position (or rebuild it whole)."""
+    def sync(
+        self, store: PgStore, workspace: str, rebuild: bool = False, progress: Progress | None = None
+    ) -> SyncReport:
+        """Apply the workspace's outbox past the index's position (or rebuild it whole); a rebuild tells
+        ``progress`` the spans indexed so far and the total after each batch."""
         head = store.outbox_head(workspace)
         if head is None:
             return SyncReport()
@@ -76,7 +82,7 @@ class Lexicon:
             state = index.state
             try:
                 if rebuild or state is None or state.generation != generation:
-                    return self._rebuild(store, workspace, index, generation)
+                    return self._rebuild(store, workspace, index, generation, progress)
                 return self._apply(store, workspace, index, state)
             finally:
                 index.close()
@@ -106,13 +112,20 @@ class Lexicon:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _rebuild(self, store: PgStore, workspace: str, index: TantivyIndex, generation: str) -> SyncReport:
+    def _rebuild(
+        self, store: PgStore, workspace: str, index: TantivyIndex, generation: str, progress: Progress | None
+    ) -> SyncReport:
         head = store.outbox_head(workspace)
         last = 0 if head is None else head[1]
         index.discard_other_formats()
         index.clear()
         docs = _doc_entries(store.lexical_documents(workspace, None, FRONT_PAGES, FRONT_CHARS))
-        spans = _add(index, [], store.lexical_spans(workspace, None), docs)
+        tick = None
+        if progress is not None:
+            total = store.counts(workspace)[2]
+            progress(0, total)
+            tick = functools.partial(_tick, progress, total)
+        spans = _add(index, [], store.lexical_spans(workspace, None), docs, tick)
         index.commit(IndexState(generation, last))
         return SyncReport(rebuilt=True, documents=len(docs), spans=spans)
 
@@ -123,14 +136,22 @@ class Lexicon:
         doc_ids = list(dict.fromkeys(doc_id for _, doc_id, _ in changes))
         deleted = state.deleted + index.span_count(doc_ids)
         if deleted > STALE_SHARE * index.span_count():
-            return self._rebuild(store, workspace, index, state.generation)
+            return self._rebuild(store, workspace, index, state.generation, None)
         docs = _doc_entries(store.lexical_documents(workspace, doc_ids, FRONT_PAGES, FRONT_CHARS))
         spans = _add(index, doc_ids, store.lexical_spans(workspace, doc_ids), docs)
         index.commit(IndexState(state.generation, max(seq for seq, _, _ in changes), deleted))
         return SyncReport(documents=len(doc_ids), spans=spans)
 
 
-def _add(index: TantivyIndex, removed: Sequence[str], rows: Any, docs: dict[str, DocEntry]) -> int:
+def _add(
+    index: TantivyIndex,
+    removed: Sequence[str],
+    rows: Any,
+    docs: dict[str, DocEntry],
+    tick: Callable[[int], None] | None = None,
+) -> int:
+    """Index ``rows`` (and ``docs``) in place of the spans of ``removed``; ``tick`` hears the count after each
+    batch."""
     titles = {doc_id: title_of(d.front) for doc_id, d in docs.items()}
     added = index.replace(removed, [], docs.values())
     batch: list[SpanEntry] = []
@@ -139,7 +160,16 @@ def _add(index: TantivyIndex, removed: Sequence[str], rows: Any, docs: dict[str,
         if len(batch) >= _BATCH:
             added += index.replace([], batch, [])
             batch = []
-    return added + index.replace([], batch, [])
+            if tick is not None:
+                tick(added)
+    added += index.replace([], batch, [])
+    if tick is not None:
+        tick(added)
+    return added
+
+
+def _tick(progress: Progress, total: int, done: int) -> None:
+    progress(done, total)
 
 
 def _doc_entries(rows: list[Any]) -> dict[str, DocEntry]:
