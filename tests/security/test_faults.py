@@ -12,6 +12,7 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -171,19 +172,14 @@ def test_two_writers_of_one_document_store_it_once_without_an_error(
     """Both ingests read and embed the same bytes at once; one stores it, the other says "unchanged"."""
     doc = long_agreement(tmp_path / "agreement_6p.pdf", 6)
     results: list[FileResult] = []
-    start = threading.Barrier(2)
 
-    def write() -> None:
+    def write(index: int, start: threading.Barrier) -> None:
         with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
             corpus.create()
             start.wait()
             results.extend(corpus.ingest([doc]))
 
-    writers = [threading.Thread(target=write) for _ in range(2)]
-    for writer in writers:
-        writer.start()
-    for writer in writers:
-        writer.join(timeout=300)
+    _at_once(write, timeout=300)
     assert sorted(r.status for r in results) == ["ingested", "unchanged"], [(r.status, r.reason) for r in results]
     with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
         assert len(corpus.documents()) == 1
@@ -263,10 +259,9 @@ def test_first_writers_of_a_new_database_do_not_collide_on_its_vector_index(embe
             stores = [database.connect() for _ in range(2)]
             with stores[0].scoped("*") as conn:
                 conn.execute("DROP INDEX IF EXISTS spans_hnsw_d384")
-            start = threading.Barrier(2)
 
             def create(
-                index: int, attempt: int = attempt, stores: list[Any] = stores, start: threading.Barrier = start
+                index: int, start: threading.Barrier, attempt: int = attempt, stores: list[Any] = stores
             ) -> None:
                 start.wait()
                 try:
@@ -274,11 +269,7 @@ def test_first_writers_of_a_new_database_do_not_collide_on_its_vector_index(embe
                 except Exception as exc:  # noqa: BLE001 - collected and asserted below
                     errors.append(repr(exc))
 
-            threads = [threading.Thread(target=create, args=(i,)) for i in range(2)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
+            _at_once(create)
             for store in stores:
                 store.close()
     finally:
@@ -295,26 +286,31 @@ def test_of_two_racing_creates_of_one_workspace_exactly_one_creates_it(embedded_
     try:
         for attempt in range(4):
             stores = [database.connect() for _ in range(2)]
-            start = threading.Barrier(2)
             created: list[bool] = []
 
             def create(
                 index: int,
+                start: threading.Barrier,
                 stores: list[Any] = stores,
-                start: threading.Barrier = start,
                 created: list[bool] = created,
                 name: str = f"racing-{attempt}",
             ) -> None:
                 start.wait()
                 created.append(stores[index].ensure_workspace(name, "model", 384))
 
-            threads = [threading.Thread(target=create, args=(i,)) for i in range(2)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
+            _at_once(create)
             for store in stores:
                 store.close()
             assert sorted(created) == [False, True], attempt
     finally:
         database.close()
+
+
+def _at_once(action: Callable[[int, threading.Barrier], None], count: int = 2, timeout: float = 60) -> None:
+    """Run ``action(i, start)`` in ``count`` threads; each waits on ``start`` so that they race from one moment."""
+    start = threading.Barrier(count)
+    threads = [threading.Thread(target=action, args=(i, start)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
