@@ -14,7 +14,7 @@ from typing import Any
 
 from kruschnexus.chunk.grammar import find_refs
 from kruschnexus.chunk.titles import is_title_only
-from kruschnexus.embed.base import Embedder
+from kruschnexus.embed.base import Embedder, Vectors
 from kruschnexus.errors import QueryError
 from kruschnexus.lexical.analysis import line_markers, looks_like_contents
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex, LexicalQuery
@@ -280,13 +280,19 @@ def mention_patterns(mentions: list[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _Legs:
-    """Both retrieval legs for one question's text; :meth:`run` under a given filter."""
+    """Both retrieval legs for one question's text; :meth:`run` under a given filter (the text embedded once)."""
 
     store: PgStore
     embedder: Embedder
     index: LexicalIndex
     settings: FusionSettings
     text: str
+
+    @functools.cached_property
+    def vector(self) -> Vectors:
+        """The question's embedding (a one-dimensional row)."""
+        row: Vectors = self.embedder.embed([self.text])[0]
+        return row
 
     def run(
         self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
@@ -297,10 +303,9 @@ class _Legs:
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         if "dense" in s.legs:
-            vector = self.embedder.embed([self.text])[0]
             dense_sql, params = q.dense_leg(span_f, self.embedder.dim)
             dense_rows = self.store.run_leg(
-                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": vector}
+                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": self.vector}
             )
         if "sparse" in s.legs:
             lexical = lexical_query(query, self.text, doc_ids, s.local_idf)
