@@ -1,13 +1,15 @@
 """kill -9 of ``nexus ingest`` at any moment leaves each document whole or absent, and the next run completes it.
 
 ``test_fifty_kills_*``: a reference ingest of a four-document batch (two generated agreements, a CSV, a DOCX) is
-timed per file; then ``nexus ingest`` is SIGKILLed 50 times: 40 times at a moment drawn once from each fortieth of the
+timed per file; then ``nexus ingest`` is SIGKILLed 50 times: 30 times at a moment drawn once from each 30th of the
 run's expected duration (process start, model load, parsing, embedding, inserts, commit; a resumed run's duration
-counts only the documents it still has to store) and 10 times when the client is seen (``pg_stat_activity``, by
-``application_name``) writing in a document transaction. Each run resumes the workspace left by the previous kill;
-after ``CHAIN`` kills an uninterrupted run must complete it, and so must any run that ends before its kill. After every
-kill: each stored document equals the reference's (documents row, every page, block and span), no orphan row, and
-every kept blob's bytes match its name (staging copies left by a kill are counted, never taken as kept bytes).
+counts only the documents it still has to store) and 20 times when the client is seen (``pg_stat_activity``, by
+``application_name``) writing in a document transaction, frozen (SIGSTOP) at once, or up to 0.4 s later, then
+killed: a small file's transaction can end before that, so at least 10 kills must land inside one. Each run
+resumes the workspace left by the previous kill; after ``CHAIN`` kills an uninterrupted run must complete it, and so
+must any run that ends before its kill. After every kill: each stored document equals the reference's (documents
+row, every page, block and span), no orphan row, and every kept blob's bytes match its name (staging copies left by
+a kill are counted, never taken as kept bytes).
 
 ``test_embedded_server_*``: clients that know only ``NEXUS_HOME`` share the embedded server; one SIGKILLed mid-ingest
 leaves the server up for the others, the next client completes the work, and the server still stops when the last
@@ -47,7 +49,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SEED = 20261202
 KILLS = 50
-TIMED_KILLS = 40  # one random delay in each of 40 equal slices of the reference duration
+TIMED_KILLS = 30  # one random delay in each of 30 equal slices of the reference duration
 CHAIN = 4  # kills on one workspace before an uninterrupted run must complete it
 MAX_RUNS = 150
 _DOC_WRITE = re.compile(r"^\s*insert\s+into\s+(documents|pages|blocks|spans)\b", re.IGNORECASE)
@@ -107,9 +109,12 @@ class Kill:
 
 
 def _schedule(rng: random.Random) -> list[Kill]:
-    """40 moments stratified over the run (one in each fortieth of it) and 10 transaction triggers, shuffled."""
+    """30 moments stratified over the run (one in each 30th of it) and 20 transaction triggers, shuffled."""
     kills = [Kill("timed", at=rng.uniform(k / TIMED_KILLS, (k + 1) / TIMED_KILLS)) for k in range(TIMED_KILLS)]
-    kills += [Kill("txn", at=rng.random(), extra=rng.choice([0.0, 0.0, rng.uniform(0.0, 0.4)])) for _ in range(10)]
+    kills += [
+        Kill("txn", at=rng.random(), extra=rng.choice([0.0, 0.0, rng.uniform(0.0, 0.4)]))
+        for _ in range(KILLS - TIMED_KILLS)
+    ]
     rng.shuffle(kills)
     return kills
 
@@ -330,6 +335,10 @@ class _Crasher:
                     pass
             elif _await_transaction(self.conn, proc, app, 1 + int(kill.at * len(todo))):
                 time.sleep(kill.extra)
+            if proc.poll() is None:
+                # Frozen first, so the kill lands at this moment: a document transaction of a small file can end in
+                # the milliseconds it takes to list the process's children (no instruction runs before the SIGKILL).
+                proc.send_signal(signal.SIGSTOP)
             children = _descendants(proc.pid)
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
