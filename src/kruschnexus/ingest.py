@@ -29,7 +29,7 @@ from kruschnexus.parse.ocr import OcrMode, tesseract_languages, tesseract_versio
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
-CHUNKER_VERSION = "sections-14"
+CHUNKER_VERSION = "sections-13"
 #: Spans embedded and inserted per batch (memory stays flat however long the document).
 SPAN_BATCH = 64
 #: Pages (or units) inserted per batch at most.

@@ -259,13 +259,11 @@ def glyph_run(text: str, x: float, y: float) -> list[Glyph]:
     return [Glyph(ch, None if ch == " " else (x + k * W, y, x + (k + 1) * W, y + H)) for k, ch in enumerate(text)]
 
 
-def rent_page(intro: bool = True) -> Page:
-    """A heading, a paragraph (unless not ``intro``), a ruled rent schedule (header + 3 rows, one empty cell) and a
-    closing paragraph."""
+def rent_page() -> Page:
+    """A heading, a paragraph, a ruled rent schedule (header + 3 rows, one empty cell) and a closing paragraph."""
     glyphs: list[Glyph] = []
     newline = [Glyph("\r", None), Glyph("\n", None)]
-    lines = (("SCHEDULE OF RENT", 80.0), ("Tenant shall pay the rent below.", 100.0))
-    for text, y in lines if intro else lines[:1]:
+    for text, y in (("SCHEDULE OF RENT", 80.0), ("Tenant shall pay the rent below.", 100.0)):
         glyphs += glyph_run(text, 72.0, y) + newline
     rows = [list(RENT[0]), list(RENT[1]), [RENT[2][0], "", RENT[2][2]], list(RENT[3])]
     for r, row in enumerate(rows):
@@ -317,23 +315,6 @@ def test_table_spans_are_whole_rows_with_cell_locators() -> None:
     prose = [c for c in chunks if "table" not in c.block_kinds]
     assert [c.locator for c in prose] == [None, None]
     assert prose[0].text == "SCHEDULE OF RENT\n\nTenant shall pay the rent below."
-
-
-def test_headings_right_above_a_table_open_its_first_span() -> None:
-    """``SCHEDULE OF RENT`` alone above the schedule: the table's first span starts with it (a question for the
-    schedule's title finds its rows); when it does not fit with the first rows, it stays a span of its own."""
-    page = rent_page(intro=False)
-    chunks = chunk_page(page, SectionTracker(), 90)
-    check_invariants(page, chunks, 90)
-    first = chunks[0]
-    assert first.text.startswith("SCHEDULE OF RENT\n\nPeriod\tMonthly Rent") and first.block_kinds == (
-        "heading",
-        "table",
-    )
-    assert first.locator == {"kind": "table_cell", "table": 1, "row": 1, "col": 1, "row_end": 2, "col_end": 3}
-    narrow = chunk_page(page, SectionTracker(), 40)
-    check_invariants(page, narrow, 40)
-    assert narrow[0].text == "SCHEDULE OF RENT" and narrow[1].text.startswith("Period")
 
 
 def test_table_pieces_cut_long_rows_between_cells_and_long_cells_into_windows() -> None:

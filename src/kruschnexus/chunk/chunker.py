@@ -18,7 +18,6 @@ the last row and column it reaches. A span below the table's header row carries 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 from collections.abc import Iterator, Sequence
@@ -70,7 +69,7 @@ def chunk_page(page: Page, tracker: SectionTracker, max_chars: int) -> list[Chun
     chunks: list[Chunk] = []
     for region in _regions(page, tracker):
         if region.cells:
-            pieces = table_pieces(page.text, region.cells, max_chars, lead=region.start, locator=page.locator)
+            pieces = table_pieces(page.text, region.cells, max_chars)
         else:
             pieces = [Piece(s, e, page.locator) for s, e in windows(page.text, region.start, region.end, max_chars)]
         for piece in pieces:
@@ -95,27 +94,12 @@ def chunk_page(page: Page, tracker: SectionTracker, max_chars: int) -> list[Chun
     return chunks
 
 
-def table_pieces(
-    text: str, cells: Sequence[Cell], max_chars: int, lead: int | None = None, locator: Locator | None = None
-) -> list[Piece]:
+def table_pieces(text: str, cells: Sequence[Cell], max_chars: int) -> list[Piece]:
     """Spans of one table: runs of whole rows up to ``max_chars``; a longer row by cells, a longer cell by windows.
 
     ``cells`` are one table's non-empty cells in page-text order. Spans that start below the header rows get the
-    header's text as context. ``lead``: where the table's titles start, above its first cell: the first span starts
-    there when it still fits in ``max_chars``, else the titles are spans of their own (with ``locator``).
+    header's text as context.
     """
-    if lead is None or lead >= cells[0].start:
-        return _table_pieces(text, cells, max_chars)
-    out = _table_pieces(text, cells, max_chars, first=max_chars - (cells[0].start - lead))
-    if out[0].end - lead <= max_chars:
-        return [dataclasses.replace(out[0], start=lead), *out[1:]]
-    end = len(text[lead : cells[0].start].rstrip()) + lead
-    titles = [Piece(s, e, locator) for s, e in windows(text, lead, end, max_chars)]
-    return [*titles, *_table_pieces(text, cells, max_chars)]
-
-
-def _table_pieces(text: str, cells: Sequence[Cell], max_chars: int, first: int | None = None) -> list[Piece]:
-    """:func:`table_pieces` without titles; ``first``: what the first span's rows may take (room left for titles)."""
     rows = [list(row) for _, row in itertools.groupby(cells, key=lambda c: c.row)]
     header = [c for c in cells if c.is_header]
     header_text = text[header[0].start : header[-1].end] if header else ""
@@ -123,8 +107,7 @@ def _table_pieces(text: str, cells: Sequence[Cell], max_chars: int, first: int |
     out: list[Piece] = []
     group: list[Cell] = []
     for row in rows:
-        limit = max_chars if out or first is None else first
-        if group and row[-1].end - group[0].start > limit:
+        if group and row[-1].end - group[0].start > max_chars:
             out.append(_piece(group, header_text, last_header_row))
             group = []
         if row[-1].end - row[0].start <= max_chars:
@@ -173,11 +156,6 @@ def _regions(page: Page, tracker: SectionTracker) -> Iterator[_Region]:
     current: _Region | None = None
     for block in page.blocks:
         alone = _region_alone(page, block, tracker)
-        if alone is not None and alone.cells and current is not None and _titles_table(current, alone):
-            # ``SCHEDULE 1.1A`` / ``TERM COMMITMENTS`` right above a table: the table's first span holds them.
-            alone.start = current.start
-            alone.kinds[:0] = current.kinds
-            current = None
         if alone is not None or not block.kind.is_body:
             if current is not None:
                 yield current
@@ -226,11 +204,6 @@ def _extend(
     current.headings_only = current.headings_only and title
     current.title_line = current.title_line or (title and piece.kind != BlockKind.HEADING)
     return finished, current
-
-
-def _titles_table(titles: _Region, table: _Region) -> bool:
-    """Headings alone (nothing but titles since the last text) name the table right below them, in its section."""
-    return titles.headings_only and _may_join(titles, table.section)
 
 
 def _may_join(titles: _Region, section: str | None) -> bool:
