@@ -61,10 +61,10 @@ class Furniture:
                 forms = (key, f"# {key}", f"{key} #")
                 pages = zip(self._bands, self._wide or [[]] * len(self._bands), strict=True)
                 hits = sum(1 for edge, wide in pages if any(line in forms for line in (*edge, *wide)))
-                hits = hits if hits >= WIDE_MIN_PAGES else 0
+                self._cache[key, middle, whole] = hits >= max(self._need, WIDE_MIN_PAGES)
             else:
                 hits = sum(1 for band in self._bands if any(_part_of(key, line, middle) for line in band))
-            self._cache[key, middle, whole] = hits >= self._need
+                self._cache[key, middle, whole] = hits >= self._need
         return self._cache[key, middle, whole]
 
 
