@@ -436,6 +436,10 @@ def _write_document(
                 "extractor_version": "synthetic",
                 "chunker_version": "synthetic",
                 "model_id": model_id,
+                "name": f"{source} ({doc_id[:12]})",
+                "version": 1,
+                "latest": True,
+                "ingested_at": None,
             }
         )
         writer.pages(page_rows)

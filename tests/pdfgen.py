@@ -190,3 +190,60 @@ def slip_opinion(path: Path, pages: int) -> Path:
         c.showPage()
     c.save()
     return path
+
+
+#: Clauses of :func:`lease_revisions` (title, body), in the first revision's order.
+LEASE_CLAUSES: list[tuple[str, str]] = [
+    ("Premises", "Landlord leases to Tenant the office suite on the fourth floor of the Harbor Building."),
+    ("Term", "The term begins on March 1 and runs for sixty months unless ended earlier under this Lease."),
+    ("Rent", "Tenant shall pay base rent of four thousand dollars per month, due on the first day of each month."),
+    ("Security Deposit", "Tenant shall deposit eight thousand dollars, returned within thirty days after the term."),
+    ("Use", "Tenant shall use the premises for general office purposes and for no other purpose."),
+    ("Signage", "Tenant may place one sign bearing its name at the suite entrance, at its own cost."),
+    ("Repairs", "Landlord shall keep the roof, structure and building systems in good repair."),
+    ("Insurance", "Tenant shall carry commercial general liability insurance of two million dollars."),
+]
+#: What each later revision changes (see :func:`lease_revisions`).
+PARKING = ("Parking", "Tenant may use six reserved spaces in the north garage without charge during the term.")
+NEW_RENT = "Tenant shall pay base rent of four thousand five hundred dollars per month, due on the fifth day."
+
+
+def lease_revisions(folder: Path) -> list[Path]:
+    """Four revisions of one lease (``lease.pdf`` in ``folder/r1`` ... ``folder/r4``), four sections a page:
+
+    - r1: :data:`LEASE_CLAUSES` as Sections 1-8;
+    - r2: a Parking clause inserted as Section 3, the later sections renumbered (Rent becomes Section 4);
+    - r3: Signage deleted and Rent amended (:data:`NEW_RENT`), the rest renumbered;
+    - r4: r3 with a cover page added before it (every clause one page later).
+    """
+    r1 = list(LEASE_CLAUSES)
+    r2 = [*r1[:2], PARKING, *r1[2:]]
+    r3 = [(t, NEW_RENT if t == "Rent" else b) for t, b in r2 if t != "Signage"]
+    out = []
+    for number, (clauses, cover) in enumerate([(r1, False), (r2, False), (r3, False), (r3, True)], start=1):
+        path = folder / f"r{number}" / "lease.pdf"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        out.append(_lease(path, clauses, cover))
+    return out
+
+
+def _lease(path: Path, clauses: list[tuple[str, str]], cover: bool) -> Path:
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    width, height = letter
+    if cover:
+        c.setFont("Helvetica-Bold", 16)
+        c.drawCentredString(width / 2, height / 2, "Harbor Building Office Lease: Execution Copy")
+        c.showPage()
+    for start in range(0, len(clauses), 4):
+        y = height - 72
+        if start == 0:
+            c.setFont("Helvetica-Bold", 14)
+            c.drawCentredString(width / 2, y, "OFFICE LEASE")
+            y -= 30
+        for number, (title, body) in enumerate(clauses[start : start + 4], start=start + 1):
+            c.setFont("Helvetica-Bold", 12)
+            c.drawString(72, y, f"Section {number}. {title}")
+            y = _draw_paragraph(c, y - 18, body) - 16
+        c.showPage()
+    c.save()
+    return path

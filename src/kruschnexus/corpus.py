@@ -21,7 +21,8 @@ from kruschnexus.ingest import FileResult, Ingester, Progress
 from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
-from kruschnexus.schema.v1 import DocumentInfo, ExplainTrace, Hit, PageText
+from kruschnexus.revisions import OldHit, diff, resolve
+from kruschnexus.schema.v1 import DocumentDiff, DocumentInfo, ExplainTrace, Hit, PageText, Resolution
 from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.verify import VerifyReport, verify_workspace
@@ -135,8 +136,14 @@ class Corpus:
         progress: Progress | None = None,
         ocr: str | None = None,
         confined: bool = False,
+        name: str | None = None,
     ) -> list[FileResult]:
         """Ingest files and folders into this workspace; returns one result per file.
+
+        Each file is a document named by its path relative to the folder given (its file name when given by
+        itself), or ``name`` for a single file. New bytes under a name already stored add a version of that
+        document (``FileResult.version``); searches answer from the latest version unless a query asks for another
+        (``version:N``, ``as_of:DATE``).
 
         ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call. ``confined`` (for
         servers, after :func:`~kruschnexus.sandbox.plan_ingest`): each file is opened without following any
@@ -147,7 +154,7 @@ class Corpus:
             ingester = Ingester(
                 self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined, reader=reader
             )
-            results = ingester.ingest(files, doc_type=doc_type, progress=progress)
+            results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name)
         self.lexicon.sync(self.store, self.workspace)
         return results
 
@@ -273,6 +280,29 @@ class Corpus:
         self.require_exists()
         return (hit_from_row(row) for row in self.store.iter_spans(self.workspace))
 
+    def resolve(self, hit: Hit | dict[str, Any] | str) -> Resolution:
+        """Where the words of an old hit (a :class:`Hit`, its JSON object, or its id) are in the latest version of
+        its document: ``current``, ``moved`` (new page and offsets, the stored span holding them), ``changed`` (the
+        section's text now) or ``removed``.
+
+        Raises:
+            QueryError: ``hit`` is not a hit nor a hit id.
+            NotFoundError: the workspace, or the hit's document, is not there.
+        """
+        self.require_exists()
+        return resolve(self.store, self.workspace, OldHit.parse(hit))
+
+    def diff(self, name: str, from_version: int | None = None, to_version: int | None = None) -> DocumentDiff:
+        """The sections of two versions of the document ``name`` compared: added, removed, renumbered, changed
+        (default: the version before the latest, and the latest).
+
+        Raises:
+            NotFoundError: no such workspace, document or version.
+            QueryError: only one version to compare.
+        """
+        self.require_exists()
+        return diff(self.store, self.workspace, name, from_version, to_version)
+
     def verify(self, tick: Any = None) -> VerifyReport:
         """Re-derive every span from the kept original bytes and compare text and boxes.
 
@@ -290,6 +320,18 @@ class Corpus:
         """
         self.require_exists()
         return [document_from_row(row) for row in self.store.documents(self.workspace)]
+
+    def versions(self, name: str) -> list[DocumentInfo]:
+        """Every version of the document ``name``, oldest first.
+
+        Raises:
+            NotFoundError: the workspace does not exist, or has no document of that name.
+        """
+        self.require_exists()
+        infos = [d for d in self.documents() if d.name == name]
+        if not infos:
+            raise NotFoundError(f"no document named {name!r} in workspace {self.workspace!r}")
+        return sorted(infos, key=lambda d: d.version)
 
     def document(self, doc_id: str) -> DocumentInfo:
         """One stored document.

@@ -7,6 +7,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +41,22 @@ EMBED_TITLE_CHARS = 100
 
 class _StoredMeanwhile(Exception):
     """Another writer stored the same document while this one read it (its transaction is rolled back)."""
+
+
+@dataclass(frozen=True)
+class _Identity:
+    """Which document, and which version of it, a content is stored as: a new version of ``name`` (``version``
+    None: the next number, and the latest), or a stored version's own (read again in its place)."""
+
+    name: str
+    version: int | None = None
+    latest: bool = True
+    ingested_at: datetime | None = None
+
+    @classmethod
+    def of(cls, stored: Mapping[str, Any]) -> _Identity:
+        """A stored version's identity (a ``store.queries.SELECT_STORED`` row)."""
+        return cls(str(stored["name"]), int(stored["version"]), bool(stored["latest"]), stored["ingested_at"])
 
 
 class _DeletedMeanwhile(Exception):
@@ -84,6 +101,9 @@ class FileResult:
     meta: dict[str, Any] = field(default_factory=dict)
     #: Spans whose vector was taken from a stored span with the same embedding text (see :func:`embed_key`).
     reused: int = 0
+    #: The document's name in the workspace, and which version of it these bytes are (set once stored or found).
+    name: str = ""
+    version: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -104,15 +124,18 @@ class Progress(Protocol):
         """A file is finished (any status)."""
 
 
-def expand(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
-    """Files to ingest: ``(path, named)`` where ``named`` is False for files found by walking a folder."""
+def expand(paths: Iterable[Path]) -> Iterator[tuple[Path, bool, str]]:
+    """Files to ingest: ``(path, named, name)`` where ``named`` is False for files found by walking a folder, and
+    ``name`` is the document's name in its workspace: its path relative to the folder walked (``/``-separated), or
+    the file's name for a file given by itself."""
     for path in paths:
         if path.is_dir():
             for child in sorted(p for p in path.rglob("*") if not p.is_dir()):
-                if not any(part.startswith(".") for part in child.relative_to(path).parts):
-                    yield child, False
+                relative = child.relative_to(path)
+                if not any(part.startswith(".") for part in relative.parts):
+                    yield child, False, relative.as_posix()
         else:
-            yield path, True
+            yield path, True, path.name
 
 
 class Ingester:
@@ -153,16 +176,30 @@ class Ingester:
             self.reader.close()
 
     def ingest(
-        self, paths: Sequence[Path], doc_type: str | None = None, progress: Progress | None = None
+        self,
+        paths: Sequence[Path],
+        doc_type: str | None = None,
+        progress: Progress | None = None,
+        name: str | None = None,
     ) -> list[FileResult]:
-        """Ingest files and folders; one failure never stops the rest."""
+        """Ingest files and folders; one failure never stops the rest. ``name``: the document's name in the
+        workspace for a single file (by default its path relative to the folder walked, or its file name); new
+        bytes under a name already stored add a version of that document.
+
+        Raises:
+            ConfigError: ``name`` is given for more than one file, or is blank.
+        """
+        if name is not None and (len(paths) != 1 or paths[0].is_dir()):
+            raise ConfigError("a document name (--as) names one file, not a folder or several files")
+        if name is not None and not name.strip():
+            raise ConfigError("a document name (--as) cannot be blank")
         self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
         results = []
         try:
             # Confined paths were checked one by one (folders expanded by the sandbox): none is walked again here.
-            items = [(p, True) for p in paths] if self.confined else expand(paths)
-            for path, named in items:
-                result = self.ingest_file(path, doc_type, named, progress)
+            items = [(p, True, p.name) for p in paths] if self.confined else expand(paths)
+            for path, named, found_as in items:
+                result = self.ingest_file(path, doc_type, named, progress, name=name or found_as)
                 if progress is not None:
                     progress.file_done(result)
                 results.append(result)
@@ -171,10 +208,15 @@ class Ingester:
         return results
 
     def ingest_file(
-        self, path: Path, doc_type: str | None, named: bool = True, progress: Progress | None = None
+        self,
+        path: Path,
+        doc_type: str | None,
+        named: bool = True,
+        progress: Progress | None = None,
+        name: str | None = None,
     ) -> FileResult:
-        """Ingest one file (see :class:`FileResult`)."""
-        return self._guarded(path, named, lambda: self._ingest(path, doc_type, progress))
+        """Ingest one file as the document ``name`` (default: the file's name; see :class:`FileResult`)."""
+        return self._guarded(path, named, lambda: self._ingest(path, doc_type, progress, name or path.name))
 
     def reread(self, doc_id: str, source: str, doc_type: str | None, progress: Progress | None = None) -> FileResult:
         """Read a stored document again from its kept original bytes, with this version's reader, chunker and OCR
@@ -191,11 +233,14 @@ class Ingester:
         path = Path(source)
 
         def read_again() -> FileResult:
+            stored = self.store.stored(self.workspace, doc_id)
+            if stored is None:
+                return FileResult(source, "skipped", "deleted before it could be read again", doc_id=doc_id)
             # Read before the transaction that replaces the document: inside it, its old spans are gone.
             self._kept = self.store.document_vectors(self.workspace, doc_id, self.embedder.dim)
             try:
                 with blobs.kept_as(self.settings.blob_dir, doc_id, source) as kept:
-                    return self._store_new(path, kept, doc_id, doc_type, progress, replace=True)
+                    return self._store_new(path, kept, doc_id, doc_type, progress, _Identity.of(stored))
             except _DeletedMeanwhile:
                 return FileResult(source, "skipped", "deleted while it was being read again", doc_id=doc_id)
             except _StoredMeanwhile:
@@ -224,43 +269,53 @@ class Ingester:
         result.seconds = round(time.monotonic() - started, 3)
         return result
 
-    def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None) -> FileResult:
+    def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None, name: str) -> FileResult:
         _check_file(path, self.settings.max_file_bytes)
         if not self.confined:
             # Bytes already stored need no copy: re-ingesting a folder reads each unchanged file once, writes nothing.
             # (A confined ingest never reads a path except through the snapshot's open.)
-            unchanged = self._unchanged(path, blobs.sha256_file(path))
+            unchanged = self._unchanged(path, blobs.sha256_file(path), name)
             if unchanged is not None:
                 return unchanged
         # Read once: the hash, the reader and the kept bytes all see this one copy (see blobs.snapshot).
         limit, blob_dir = self.settings.max_file_bytes, self.settings.blob_dir
         with blobs.snapshot(path, blob_dir, limit, self.confined) as (copy, digest):
-            unchanged = self._unchanged(path, digest)
+            unchanged = self._unchanged(path, digest, name)
             if unchanged is not None:
                 return unchanged
             try:
-                return self._store_new(path, copy, digest, doc_type, progress)
+                return self._store_new(path, copy, digest, doc_type, progress, _Identity(name))
             except _StoredMeanwhile:
-                return self._unchanged(path, digest) or FileResult(str(path), "unchanged", "stored by another writer")
+                return self._unchanged(path, digest, name) or FileResult(
+                    str(path), "unchanged", "stored by another writer"
+                )
             except StoreUnavailable:
                 # The connection was lost mid-document: once more on a fresh connection, unless it was lost as the
                 # document was being committed and the commit went through.
-                stored = self._unchanged(path, digest)
+                stored = self._unchanged(path, digest, name)
                 if stored is not None:
                     stored.reason = "stored: the connection to the database was lost as the document was committed"
                     return stored
-                return self._store_new(path, copy, digest, doc_type, progress)
+                return self._store_new(path, copy, digest, doc_type, progress, _Identity(name))
 
-    def _unchanged(self, path: Path, digest: str) -> FileResult | None:
-        """The "unchanged" result when the same bytes are already stored in the workspace."""
-        stored_as = self.store.document_source(self.workspace, digest)
-        if stored_as is None:
+    def _unchanged(self, path: Path, digest: str, name: str) -> FileResult | None:
+        """The result when the same bytes are already stored in the workspace: "unchanged", or, when they are an
+        older version of this name (the file went back to them), that version made the latest again."""
+        stored = self.store.stored(self.workspace, digest)
+        if stored is None:
             return None
-        note = "same bytes already stored" + ("" if stored_as == path.name else f" as {stored_as}")
+        version, stored_name = int(stored["version"]), str(stored["name"])
+        if stored["name"] == name and not stored["latest"]:
+            with self.store.document_transaction(self.workspace) as writer:
+                for changed in writer.restore_latest(self.workspace, name, digest):
+                    writer.announce(self.workspace, changed, "upsert")
+            note = f"same bytes as version {version}, which is the latest again"
+            return FileResult(str(path), "ingested", note, doc_id=digest, name=stored_name, version=version)
+        note = "same bytes already stored" + ("" if stored_name == name else f" as {stored_name}")
         why = self.stale_because(digest)
         if why:
             note += f"; {why}: `nexus reingest -w {self.workspace}` reads it again"
-        return FileResult(str(path), "unchanged", note, doc_id=digest)
+        return FileResult(str(path), "unchanged", note, doc_id=digest, name=stored_name, version=version)
 
     def stale_because(self, doc_id: str, row: Mapping[str, Any] | None = None) -> str:
         """Why reading the stored document again would change it (``""`` when it would not): an older extractor or
@@ -285,10 +340,11 @@ class Ingester:
         digest: str,
         doc_type: str | None,
         progress: Progress | None,
-        replace: bool = False,
+        identity: _Identity,
     ) -> FileResult:
-        """Store the document read from ``copy`` (the snapshot of ``path``, which names it); ``replace``: in place
-        of the stored version of these bytes."""
+        """Store the document read from ``copy`` (the snapshot of ``path``) as a new version of ``identity.name``,
+        or, when ``identity`` is a stored version's, in its place (read again)."""
+        replace = identity.version is not None
         self._title = None
         self._reused = 0
         with self.reader.open(copy, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
@@ -302,6 +358,11 @@ class Ingester:
             with self.store.document_transaction(self.workspace) as writer:
                 if replace and not writer.remove(self.workspace, digest):
                     raise _DeletedMeanwhile
+                superseded: list[str] = []
+                version, latest = identity.version, identity.latest
+                if version is None:
+                    version, superseded = writer.claim_version(self.workspace, identity.name, digest)
+                result.name, result.version = identity.name, version
                 stored = writer.document(
                     {
                         "workspace": self.workspace,
@@ -315,6 +376,10 @@ class Ingester:
                         "chunker_version": CHUNKER_VERSION,
                         "model_id": self.embedder.model_id,
                         "meta": source.meta,
+                        "name": identity.name,
+                        "version": version,
+                        "latest": latest,
+                        "ingested_at": identity.ingested_at,
                     }
                 )
                 if not stored:
@@ -323,22 +388,13 @@ class Ingester:
                 if source.kind in ("csv", "tsv") and self.settings.embed_title:
                     self._title = file_words(path.name)[:EMBED_TITLE_CHARS]  # a row's first line names no document
                 self._write_pages(writer, digest, source.chunked_pages(), result, tick)
-                writer.announce(self.workspace, digest, "upsert")
+                for doc_id in (digest, *superseded):  # the lexical index holds the latest versions only
+                    writer.announce(self.workspace, doc_id, "upsert")
                 blobs.adopt(self.settings.blob_dir, copy, digest)  # only once the file has been read whole
-        if result.needs_ocr:
-            why = getattr(source, "ocr_missing", None) or "OCR is off (--ocr never)"
-            result.reason = (
-                f"{len(result.needs_ocr)} page(s) have no usable text layer and were not OCR'd"
-                f" ({why}): {_ranges(result.needs_ocr)}"
-            )
-        elif result.meta.get("encoding_detected"):
-            result.reason = f"not UTF-8: read as {result.meta.get('encoding')} (guessed; check the stored text)"
-        elif result.ocr_pages:
-            result.reason = f"OCR'd {len(result.ocr_pages)} page(s): {_ranges(result.ocr_pages)}"
-            if result.ocr_no_text:
-                result.reason += (
-                    f"; no text recognised (a picture, or too faint to read) on: {_ranges(result.ocr_no_text)}"
-                )
+        result.reason = _reader_note(result, getattr(source, "ocr_missing", None))
+        if superseded:
+            note = f"new version of {identity.name}: v{version - 1} is searched only when asked for (version:N)"
+            result.reason = f"{note}; {result.reason}" if result.reason else note
         result.reused = self._reused
         if replace:
             note = (
@@ -495,6 +551,24 @@ def _check_file(path: Path, max_bytes: int) -> None:
         raise ParseError(path, "the file is empty (0 bytes)")
     if info.st_size > max_bytes:
         raise ParseError(path, f"{info.st_size} bytes is over the limit of {max_bytes} (NEXUS_MAX_FILE_BYTES)")
+
+
+def _reader_note(result: FileResult, ocr_missing: str | None) -> str:
+    """What the reader noticed about a stored document, for its result's reason ("" when nothing)."""
+    if result.needs_ocr:
+        why = ocr_missing or "OCR is off (--ocr never)"
+        return (
+            f"{len(result.needs_ocr)} page(s) have no usable text layer and were not OCR'd"
+            f" ({why}): {_ranges(result.needs_ocr)}"
+        )
+    if result.meta.get("encoding_detected"):
+        return f"not UTF-8: read as {result.meta.get('encoding')} (guessed; check the stored text)"
+    if result.ocr_pages:
+        reason = f"OCR'd {len(result.ocr_pages)} page(s): {_ranges(result.ocr_pages)}"
+        if result.ocr_no_text:
+            reason += f"; no text recognised (a picture, or too faint to read) on: {_ranges(result.ocr_no_text)}"
+        return reason
+    return ""
 
 
 def _ranges(numbers: Sequence[int]) -> str:

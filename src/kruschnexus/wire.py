@@ -41,6 +41,8 @@ def hit_from_row(
         citation=citation(row["source"], page_number, row["header"], label),
         doc_id=row["doc_id"],
         source=row["source"],
+        document=row["name"],
+        version=row["version"],
         doc_type=row["doc_type"],
         page_number=page_number,
         page_label=row["label"],
@@ -70,6 +72,9 @@ def document_from_row(row: Mapping[str, Any]) -> DocumentInfo:
     return DocumentInfo(
         doc_id=row["doc_id"],
         source=row["source"],
+        name=row["name"],
+        version=row["version"],
+        latest=row["latest"],
         doc_type=row["doc_type"],
         kind=row["kind"],
         byte_size=row["byte_size"],
@@ -103,6 +108,8 @@ class IngestOutcome(Protocol):
     status: str
     reason: str
     doc_id: str | None
+    name: str
+    version: int | None
     kind: str
     pages: int
     spans: int
@@ -126,6 +133,8 @@ def ingest_report(workspace: str, results: Sequence[IngestOutcome], uploads: boo
                 status=r.status,
                 reason=without_paths(r.reason) if uploads else r.reason,
                 doc_id=r.doc_id,
+                name=r.name,
+                version=r.version,
                 kind=r.kind,
                 pages=r.pages,
                 spans=r.spans,

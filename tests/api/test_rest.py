@@ -19,6 +19,7 @@ from PIL import Image
 import kruschnexus
 from kruschnexus.errors import QueryError
 from kruschnexus.hub import Hub
+from kruschnexus.schema.v1 import SCHEMA_VERSION
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
@@ -47,7 +48,7 @@ def test_search_hits_are_the_sdk_hits(client: TestClient, hub: Hub, fixtures_wor
     with hub.corpus(fixtures_workspace) as corpus:
         expected = [h.model_dump(mode="json") for h in corpus.search(STORY)]
     assert body["hits"] == expected and expected
-    assert body["abstain"] is None and body["schema_version"] == "1.0"
+    assert body["abstain"] is None and body["schema_version"] == SCHEMA_VERSION
     for hit in body["hits"]:
         jsonschema.validate(hit, HIT_SCHEMA)
     assert body["hits"][0]["section"] == "8.22" or body["hits"][0]["section"].startswith("8.22")

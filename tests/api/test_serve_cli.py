@@ -14,6 +14,7 @@ import pytest
 
 from kruschnexus.config import Settings
 from kruschnexus.hub import Hub
+from kruschnexus.schema.v1 import SCHEMA_VERSION
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +64,7 @@ def test_serve_answers_on_loopback_and_stops_on_ctrl_c(settings: Settings, fixtu
         assert health.json()["checks"]
         url = f"http://127.0.0.1:{port}/v1/workspaces/{fixtures_workspace}/search"
         hits = httpx.get(url, params={"q": "security deposit"}, timeout=30).json()["hits"]
-        assert hits and all(h["schema_version"] == "1.0" for h in hits)
+        assert hits and all(h["schema_version"] == SCHEMA_VERSION for h in hits)
     finally:
         _, err = _stop(process)
     assert f"serving on http://127.0.0.1:{port}/" in err and "no token needed on loopback" in err

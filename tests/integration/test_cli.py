@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from kruschnexus.cli.app import cli
+from kruschnexus.schema.v1 import SCHEMA_VERSION
 from tests.conftest import FIXTURES
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_env")]
@@ -37,7 +38,7 @@ def test_ingest_json_export_verify(workspace: str) -> None:
     assert statuses == {"sample_contract.pdf": "ingested", "empty.pdf": "ingested", "scanned_lease.pdf": "ingested"}
     code, out = run("export", "-w", workspace)
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    assert code == 0 and lines and all(h["schema_version"] == "1.0" and h["score"] is None for h in lines)
+    assert code == 0 and lines and all(h["schema_version"] == SCHEMA_VERSION and h["score"] is None for h in lines)
     code, out = run("verify", "-w", workspace, "--json")
     result = json.loads(out.strip().splitlines()[-1])
     assert code == 0 and result["ok"] and result["spans"] == len(lines)

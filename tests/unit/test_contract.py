@@ -7,8 +7,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 import kruschnexus
 from kruschnexus.schema.v1 import Hit, json_schema_text
@@ -28,9 +30,11 @@ def test_regen_flag_is_off() -> None:
 
 
 def test_schema_fields_are_the_frozen_v1_set() -> None:
+    """1.0's fields, and those 1.1 added (``document``, ``version``): additive only."""
     schema = json.loads(GOLDEN.read_text(encoding="utf-8"))
     assert sorted(schema["properties"]) == sorted([
-        "schema_version", "citation", "doc_id", "source", "doc_type", "page_number", "page_label", "locator",
+        "schema_version", "citation", "doc_id", "source", "document", "version", "doc_type", "page_number",
+        "page_label", "locator",
         "header", "heading_path", "section", "char_start", "char_end", "bbox", "boxes", "match_reasons", "text",
         "score", "confidence", "used_ocr",
     ])  # fmt: skip
@@ -43,6 +47,8 @@ _hits = st.builds(
     citation=st.text(max_size=40),
     doc_id=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
     source=st.text(min_size=1, max_size=30),
+    document=st.text(min_size=1, max_size=40),
+    version=st.integers(1, 500),
     doc_type=st.none() | st.text(max_size=10),
     page_number=st.none() | st.integers(1, 5000),
     page_label=st.none() | st.text(max_size=5),
@@ -65,7 +71,20 @@ _hits = st.builds(
 @given(_hits)
 def test_hit_json_round_trip(hit: Hit) -> None:
     assert Hit.model_validate_json(hit.model_dump_json()) == hit
-    assert hit.model_dump(mode="json")["schema_version"] == "1.0"
+    assert hit.model_dump(mode="json")["schema_version"] == "1.1"
+
+
+def test_a_1x_reader_accepts_any_minor_version_and_no_other_major() -> None:
+    hit = Hit(
+        citation="a.pdf p.1", doc_id="0" * 64, source="a.pdf", document="a.pdf", version=1, doc_type=None,
+        page_number=1, page_label=None, locator=None, header="", heading_path=[], section=None, char_start=0,
+        char_end=1, bbox=None, boxes=None, match_reasons=[], text="a", score=None, confidence=None, used_ocr=False,
+    )  # fmt: skip
+    wire = hit.model_dump(mode="json")
+    assert Hit.model_validate({**wire, "schema_version": "1.7"}).schema_version == "1.7"
+    for other in ("2.0", "1", "1.x", ""):
+        with pytest.raises(ValidationError):
+            Hit.model_validate({**wire, "schema_version": other})
 
 
 def test_public_names_are_pinned_and_sorted() -> None:
@@ -100,6 +119,7 @@ LAYERS = {
     "wire": 2,
     "ingest": 5,
     "verify": 5,
+    "revisions": 5,
     "pageimage": 5,
     "tokens": 5,
     "doctor": 5,

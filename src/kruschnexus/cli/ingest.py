@@ -56,22 +56,38 @@ class Bar:
     " always (also re-OCR a poor existing OCR layer) or never.",
 )
 @click.option(
+    "--as",
+    "name",
+    default=None,
+    metavar="NAME",
+    help="The document's name in the workspace, for a single file (default: its path relative to the folder"
+    " given, or its file name). New bytes under a stored name add a version of that document.",
+)
+@click.option(
     "--create", is_flag=True, help="Create the workspace if it does not exist (a name it does not know is refused)."
 )
 @json_option
 def command(
-    paths: tuple[Path, ...], workspace: str, doc_type: str | None, ocr: str | None, create: bool, as_json: bool
+    paths: tuple[Path, ...],
+    workspace: str,
+    doc_type: str | None,
+    ocr: str | None,
+    name: str | None,
+    create: bool,
+    as_json: bool,
 ) -> None:
     """Ingest files and folders (PDF, DOCX, CSV/TSV, HTML, Markdown, text). Unchanged bytes are skipped; a bad
-    file never stops the rest. A workspace that does not exist is made only with --create, so that a misspelt
-    name is an error, not a new empty workspace.
+    file never stops the rest. Each file is a document named by its path relative to the folder given (or its file
+    name, or --as); a changed file becomes the next version of its document, and searches answer from the latest.
+    A workspace that does not exist is made only with --create, so that a misspelt name is an error, not a new
+    empty workspace.
 
     Exit 1 if any file failed, 2 if the workspace does not exist and --create was not given.
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
         if not create and not corpus.exists():
             raise NotFoundError(unknown_workspace(workspace, [str(r["name"]) for r in corpus.store.workspaces()]))
-        results = corpus.ingest(list(paths), doc_type=doc_type, progress=Bar(bar), ocr=ocr)
+        results = corpus.ingest(list(paths), doc_type=doc_type, progress=Bar(bar), ocr=ocr, name=name)
     if as_json:
         render.ingest_json(results, workspace)
     else:

@@ -72,14 +72,15 @@ def doctor_json(report: DoctorReport) -> None:
 def ingest_results(results: Sequence[FileResult], workspace: str, title: str = "") -> None:
     """The per-file result table."""
     table = Table(title=title or f"ingest into workspace {workspace!r}")
-    for name in ("file", "status", "pages", "spans", "seconds", "note"):
+    for name in ("file", "status", "version", "pages", "spans", "seconds", "note"):
         table.add_column(name, overflow="fold")
     colors = {"ingested": "green", "unchanged": "cyan", "skipped": "yellow", "failed": "red"}
     for r in results:
         color = colors.get(r.status, "white")
         table.add_row(
-            Path(r.path).name,
+            r.name or Path(r.path).name,
             f"[{color}]{r.status}[/{color}]",
+            "" if r.version is None else f"v{r.version}",
             str(r.pages),
             str(r.spans),
             f"{r.seconds:.1f}",

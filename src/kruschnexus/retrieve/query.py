@@ -4,7 +4,11 @@ Grammar (whitespace separates items):
 
 - ``"exact phrase"``: must occur literally in a span (case and spacing folded);
 - ``-term`` and ``-"phrase"``: exclude spans containing it;
-- ``doc_type:X``, ``page:N``, ``page:N-M``, ``doc:NAME`` (a glob on the source file name), ``section:ID``;
+- ``doc_type:X``, ``page:N``, ``page:N-M``, ``doc:NAME`` (a glob on the file name or the document's name),
+  ``section:ID``;
+- ``version:N`` (that version of each document) and ``as_of:DATE`` (``2026-12-04`` or an ISO 8601 time: each
+  document as it stood then, the version stored last before the end of that day, UTC); without either, only the
+  latest version of each document is searched;
 - anything else is free text; an unknown ``key:value`` stays free text;
 - section references inside free text (``Section 8.22.030(C)``, ``§ 8.22``, ``Sec. 5.2(a)``, ``Article IV``,
   ``Art. 5``, ``Paragraph 13``, ``clause 12.1``, ``Exhibit C``, ``O.M.C. 1.2.345(B)``: the forms of
@@ -23,13 +27,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
 
 from kruschnexus.chunk.grammar import REF_PATTERN, find_refs, normalize_id, parse_id, strip_refs
 from kruschnexus.errors import QueryError
 
 __all__ = ["OPERATORS", "SECTION_REF", "Query", "normalize_section", "parse_query", "strip_refs"]
 
-OPERATORS = ("doc_type", "page", "doc", "section")
+OPERATORS = ("doc_type", "page", "doc", "section", "version", "as_of")
 _KEY = re.compile(r"([A-Za-z_]+):")
 _PAGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
 #: Every section reference in free text (``SECTION_REF.sub(" ", text)`` is :func:`strip_refs`).
@@ -50,6 +55,8 @@ class Query:
     docs: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
     section_refs: tuple[str, ...] = field(default=())
+    versions: tuple[int, ...] = ()
+    as_of: datetime | None = None
 
     @property
     def search_text(self) -> str:
@@ -99,6 +106,8 @@ def parse_query(raw: str) -> Query:
         docs=tuple(parts.docs),
         sections=tuple(dict.fromkeys([*parts.sections, *lookups])),
         section_refs=refs,
+        versions=tuple(dict.fromkeys(parts.versions)),
+        as_of=parts.as_of,
     )
 
 
@@ -112,6 +121,8 @@ class _Parts:
     pages: list[tuple[int, int]] = field(default_factory=list)
     docs: list[str] = field(default_factory=list)
     sections: list[str] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
+    as_of: datetime | None = None
 
 
 def _item(raw: str, pos: int, parts: _Parts) -> int:
@@ -156,6 +167,14 @@ def _operator(name: str, value: str, offset: int, parts: _Parts) -> None:
         if ref is None:
             raise QueryError(f"section:{value} is not a section id (e.g. 8.22.030(C) or Article IV)", offset)
         parts.sections.extend(ref.lookup_ids)
+    elif name == "version":
+        if not value.isdigit() or not 1 <= int(value) <= 1_000_000:
+            raise QueryError(f"version:{value} is not a version number (version:1, version:2, ...)", offset)
+        parts.versions.append(int(value))
+    elif name == "as_of":
+        if parts.as_of is not None:
+            raise QueryError("as_of: is given twice", offset)
+        parts.as_of = _moment(value, offset)
     else:
         m = _PAGE.match(value)
         if not m:
@@ -164,6 +183,17 @@ def _operator(name: str, value: str, offset: int, parts: _Parts) -> None:
         if lo < 1 or hi < lo:
             raise QueryError(f"page:{value} is not a valid range (pages start at 1, N-M with N <= M)", offset)
         parts.pages.append((lo, hi))
+
+
+def _moment(value: str, offset: int) -> datetime:
+    """``as_of:`` value: a date means the end of that day (UTC); a time without a zone is UTC."""
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return datetime.combine(date.fromisoformat(value), time.min, tzinfo=UTC) + timedelta(days=1)
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise QueryError(f"as_of:{value} is not a date (as_of:2026-12-04) or an ISO 8601 time", offset) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _quoted(raw: str, pos: int) -> tuple[str, int]:

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from kruschnexus.chunk.grammar import find_refs
@@ -66,8 +67,11 @@ def glob_to_like(glob: str) -> str:
     return "".join("%" if c == "*" else "_" if c == "?" else like_escape(c) for c in glob)
 
 
-def span_filter(query: Query, workspace: str, doc_ids: tuple[str, ...] = ()) -> q.SpanFilter:
-    """The SQL restrictions a parsed query puts on both legs (``doc_ids``: the document a question names)."""
+def span_filter(
+    query: Query, workspace: str, doc_ids: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> q.SpanFilter:
+    """The SQL restrictions a parsed query puts on both legs (``doc_ids``: the document a question names, or
+    ``names``: its name, when the question asks for versions other than the latest)."""
     return q.SpanFilter(
         workspace=workspace,
         doc_types=query.doc_types,
@@ -80,6 +84,9 @@ def span_filter(query: Query, workspace: str, doc_ids: tuple[str, ...] = ()) -> 
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
         doc_ids=doc_ids,
+        names=names,
+        versions=query.versions,
+        as_of=query.as_of,
     )
 
 
@@ -192,7 +199,9 @@ def run_search(
     match = (
         named_document(index, query, lambda ids: store.document_sources(workspace, ids)) if settings.documents else None
     )
-    unknown = unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
+    # The lexical index holds the latest versions only: what it does not know, an older version may hold.
+    pinned = bool(query.versions) or query.as_of is not None
+    unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
         trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
         return SearchOutcome([], trace)
@@ -200,7 +209,7 @@ def run_search(
     text = query.search_text
     if match is not None:
         text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
-    absent = _absent(index, text, match, settings, query.search_text)
+    absent = [] if pinned else _absent(index, text, match, settings, query.search_text)
     if absent:
         # No span holds the whole question, however well it covers the rest, and a leg's first ranks in the named
         # document are no answer either: only meaning can stand for the missing words.
@@ -210,7 +219,10 @@ def run_search(
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
     legs = _Legs(store, embedder, index, settings, text)
-    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids), doc_ids)
+    names: tuple[str, ...] = ()
+    if pinned and doc_ids:
+        names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
+    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids, names), doc_ids)
     named = dataclasses.replace(
         named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1, soft=soft
     )
@@ -223,7 +235,7 @@ def run_search(
         if mentioned:
             bare = dataclasses.replace(restricting, sections=())
             mention_f = dataclasses.replace(
-                span_filter(bare, workspace, doc_ids), mention_patterns=mention_patterns(mentioned)
+                span_filter(bare, workspace, doc_ids, names), mention_patterns=mention_patterns(mentioned)
             )
             rows, candidates = legs.run(bare, mention_f, doc_ids)
             scored = fuse(candidates, settings, dataclasses.replace(named, ids=(), lookup_only=False))
@@ -307,7 +319,11 @@ class _Legs:
             dense_rows = self.store.run_leg(
                 dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": self.vector}
             )
-        if "sparse" in s.legs:
+        if "sparse" in s.legs and span_f.pinned:
+            # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
+            sparse_sql, params = q.fulltext_leg(span_f)
+            sparse_rows = self.store.run_leg(sparse_sql, {**params, "text": self.text, "limit": s.sparse_depth})
+        elif "sparse" in s.legs:
             lexical = lexical_query(query, self.text, doc_ids, s.local_idf)
             ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
@@ -512,7 +528,11 @@ def _trace(
             candidates=record.candidates,
             rejected=record.rejected,
         )
-    parsed: dict[str, Any] = {k: v for k, v in dataclasses.asdict(query).items() if v not in ((), "")}
+    parsed: dict[str, Any] = {
+        k: v.isoformat() if isinstance(v, datetime) else v
+        for k, v in dataclasses.asdict(query).items()
+        if v not in ((), "", None)
+    }
     if absent:
         parsed["absent_words"] = list(absent)
     if mentioned:

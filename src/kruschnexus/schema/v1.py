@@ -1,4 +1,5 @@
-"""Hit schema v1.0: one cited span. Frozen; additive changes bump the minor version.
+"""Hit schema v1.1: one cited span. Frozen; additive changes bump the minor version (1.1 added ``document`` and
+``version``). A 1.x reader ignores fields it does not know, and accepts any ``schema_version`` of the form ``1.N``.
 
 ``hit.v1.json`` beside this file is generated from :class:`Hit` (``python scripts/gen_docs.py``) and a
 golden test fails on any difference.
@@ -7,11 +8,13 @@ golden test fails on any difference.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+#: Any minor version of schema 1 (what a 1.x reader accepts).
+SCHEMA_1 = r"^1\.\d+$"
 
 Box = Annotated[list[float], Field(min_length=4, max_length=4, description="[x, y, w, h] in PDF points")]
 
@@ -25,12 +28,17 @@ class Hit(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal["1.0"] = Field(default="1.0", description="contract version")
+    schema_version: str = Field(default=SCHEMA_VERSION, pattern=SCHEMA_1, description="contract version (1.x)")
     citation: str = Field(
         description='"{source} p.{page_number} § {header}"; unpaged: "{source} {locator label} § {header}"'
     )
     doc_id: str = Field(description="stable id of the document version (sha256 of its bytes)")
     source: str = Field(description="the file's name as ingested")
+    document: str = Field(
+        description="the document's name in its workspace (its path relative to the ingested folder, or the name"
+        " given with --as); every version of a document has it (since 1.1)"
+    )
+    version: int = Field(ge=1, description="which version of the document the span is from: 1, 2, ... (since 1.1)")
     doc_type: str | None = Field(description="label given at ingest")
     page_number: int | None = Field(ge=1, description="1-based physical page index; null for unpaged formats")
     page_label: str | None = Field(description="printed page label where the PDF defines one")
@@ -107,7 +115,7 @@ class ExplainTrace(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal["1.0"] = "1.0"
+    schema_version: str = Field(default=SCHEMA_VERSION, pattern=SCHEMA_1)
     query: str
     parsed: dict[str, Any]
     model_id: str
@@ -125,7 +133,7 @@ class SearchResponse(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal["1.0"] = "1.0"
+    schema_version: str = Field(default=SCHEMA_VERSION, pattern=SCHEMA_1)
     query: str
     hits: list[Hit]
     abstain: AbstainTrace | None = Field(description="why nothing was returned; null when there are hits")
@@ -149,6 +157,9 @@ class DocumentInfo(BaseModel):
 
     doc_id: str = Field(description="sha256 of the document's bytes")
     source: str
+    name: str = Field(description="the document's name in its workspace, shared by its versions")
+    version: int = Field(description="1, 2, ...: the order in which its contents were stored under the name")
+    latest: bool = Field(description="the version searches answer from by default")
     doc_type: str | None
     kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text")
     byte_size: int
@@ -169,6 +180,8 @@ class IngestedFile(BaseModel):
     status: str = Field(description="ingested, unchanged, skipped or failed")
     reason: str = Field(description="why it failed or was skipped, or what a reader noticed; '' when nothing")
     doc_id: str | None = Field(description="sha256 of the bytes, when read")
+    name: str = Field(description="the document's name in the workspace ('' when not stored)")
+    version: int | None = Field(description="the version these bytes are of that document, when stored or found")
     kind: str = Field(description="format read: pdf, docx, csv, tsv, html, markdown, text ('' when not read)")
     pages: int = Field(description="physical pages, or units of an unpaged format")
     spans: int
@@ -203,3 +216,54 @@ class PageText(BaseModel):
     text: str
     used_ocr: bool
     needs_ocr: bool
+
+
+class Resolution(BaseModel):
+    """Where the words of an old hit are in the latest version of its document (``nexus resolve``).
+
+    ``status``: ``current`` (the hit is from the latest version), ``moved`` (the same words are in the latest
+    version: ``hits[0]`` is the stored span holding them and ``char_start``/``char_end`` the words themselves on its
+    page), ``changed`` (the words are gone but their section is there: ``hits`` are its spans now) or ``removed``
+    (neither the words nor their section are there: ``hits`` is empty).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: str = Field(default=SCHEMA_VERSION, pattern=SCHEMA_1)
+    status: str = Field(description="current, moved, changed or removed")
+    document: str = Field(description="the document's name")
+    from_version: int = Field(description="the version the old hit cites")
+    to_version: int = Field(description="the latest version")
+    text: str = Field(description="the old hit's words")
+    page_number: int | None = Field(description="where the words are now (current, moved)")
+    char_start: int | None = Field(description="start offset of the words in that page's text (current, moved)")
+    char_end: int | None = Field(description="end offset (exclusive) of the words (current, moved)")
+    hits: list[Hit] = Field(description="the latest version's spans: the one holding the words, or the section's")
+    reason: str = Field(description="how the place was found, or why nothing was")
+
+
+class SectionChange(BaseModel):
+    """One section of a document compared across two versions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    change: str = Field(description="added, removed, renumbered, changed, renumbered+changed or unchanged")
+    title: str = Field(description="the section's heading without its number")
+    from_section: str | None = Field(description="its id in the older version (null when added)")
+    to_section: str | None = Field(description="its id in the newer version (null when removed)")
+    from_pages: list[int] = Field(description="its pages in the older version")
+    to_pages: list[int] = Field(description="its pages in the newer version")
+    from_text: str | None
+    to_text: str | None
+
+
+class DocumentDiff(BaseModel):
+    """What changed between two versions of a document, section by section (``nexus diff``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: str = Field(default=SCHEMA_VERSION, pattern=SCHEMA_1)
+    document: str
+    from_version: int
+    to_version: int
+    sections: list[SectionChange] = Field(description="in the newer version's order, removed ones where they were")

@@ -188,12 +188,20 @@ class PgStore:
         return existed, [i for i in ids if not self._doc_id_in_use(i)]
 
     def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
-        """Remove one document (and tell the lexical index, in the same transaction); returns whether it existed
-        and whether no workspace holds its bytes any more."""
+        """Remove one document version (and tell the lexical index, in the same transaction); when it was the
+        latest of its name, the newest remaining version becomes the latest. Returns whether it existed and
+        whether no workspace holds its bytes any more."""
+        params = {"workspace": workspace, "doc_id": doc_id}
         with self.scoped(workspace) as conn:
-            existed = conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
-            if existed:
-                DocumentWriter(conn).announce(workspace, doc_id, "delete")
+            gone = conn.execute(q.DELETE_DOCUMENT_RETURNING, params).fetchone()
+            existed = gone is not None
+            if gone is not None:
+                writer = DocumentWriter(conn)
+                writer.announce(workspace, doc_id, "delete")
+                if gone["latest"]:
+                    promoted = conn.execute(q.PROMOTE_NEWEST, {**params, "name": gone["name"]}).fetchone()
+                    if promoted is not None:
+                        writer.announce(workspace, str(promoted["doc_id"]), "upsert")
         return existed, existed and not self._doc_id_in_use(doc_id)
 
     @_read
@@ -268,6 +276,31 @@ class PgStore:
         with self.scoped(workspace) as conn:
             row = conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()
         return None if row is None else str(row["source"])
+
+    @_read
+    def stored(self, workspace: str, doc_id: str) -> Row | None:
+        """How a stored content is known (doc_id, source, name, version, latest, ingested_at), or ``None``."""
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_STORED, {"workspace": workspace, "doc_id": doc_id}).fetchone()
+
+    @_read
+    def versions(self, workspace: str, name: str) -> list[Row]:
+        """Every version of a document name, oldest first."""
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_VERSIONS, {"workspace": workspace, "name": name}).fetchall()
+
+    @_read
+    def document_names(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
+        """The names of the given stored contents (those that exist), by doc_id."""
+        with self.scoped(workspace) as conn:
+            rows = conn.execute(q.SELECT_DOCUMENT_NAMES, {"workspace": workspace, "doc_ids": list(doc_ids)})
+            return {str(row["doc_id"]): str(row["name"]) for row in rows.fetchall()}
+
+    @_read
+    def document_hits(self, workspace: str, doc_id: str) -> list[Row]:
+        """Every span of one stored version in reading order, as ``iter_spans`` rows (hit columns)."""
+        with self.scoped(workspace) as conn:
+            return conn.execute(q.SELECT_DOCUMENT_HITS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
 
     @_read
     def document_sources(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
@@ -382,6 +415,25 @@ class DocumentWriter:
         both store it and neither sees a constraint error; the caller then rolls back."""
         row = self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})}).fetchone()
         return row is not None
+
+    def claim_version(self, workspace: str, name: str, doc_id: str) -> tuple[int, list[str]]:
+        """The next version number of ``name`` for the content ``doc_id``, which becomes its latest: returns the
+        number and the doc_ids that stop being the latest. Holds the name's lock until commit, so two writers of one
+        name never take the same number."""
+        params = {"workspace": workspace, "name": name, "doc_id": doc_id}
+        self._conn.execute(q.LOCK_DOCUMENT_NAME, params)
+        row = self._conn.execute(q.NEXT_VERSION, params).fetchone()
+        superseded = [str(r["doc_id"]) for r in self._conn.execute(q.SUPERSEDE, params).fetchall()]
+        return int(row["version"]) if row else 1, superseded
+
+    def restore_latest(self, workspace: str, name: str, doc_id: str) -> list[str]:
+        """Make the stored version ``doc_id`` of ``name`` its latest again (its file went back to those bytes);
+        returns the doc_ids whose standing changed (empty when it already was the latest)."""
+        params = {"workspace": workspace, "name": name, "doc_id": doc_id}
+        self._conn.execute(q.LOCK_DOCUMENT_NAME, params)
+        superseded = [str(r["doc_id"]) for r in self._conn.execute(q.SUPERSEDE, params).fetchall()]
+        promoted = [str(r["doc_id"]) for r in self._conn.execute(q.MAKE_LATEST, params).fetchall()]
+        return promoted + superseded
 
     def remove(self, workspace: str, doc_id: str) -> bool:
         """Delete the stored document (its pages, blocks and spans go with it) before it is stored again in this

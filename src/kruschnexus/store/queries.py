@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from psycopg import sql
@@ -27,19 +28,58 @@ SELECT_WORKSPACES = sql.SQL(
 DELETE_WORKSPACE = sql.SQL("DELETE FROM workspaces WHERE name = %(name)s")
 SELECT_WORKSPACE_DOC_IDS = sql.SQL("SELECT doc_id FROM documents WHERE workspace = %(name)s")
 DELETE_DOCUMENT = sql.SQL("DELETE FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s")
+DELETE_DOCUMENT_RETURNING = sql.SQL(
+    "DELETE FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s RETURNING name, latest"
+)
+#: After the latest version of a name is deleted, the newest remaining one becomes the latest.
+PROMOTE_NEWEST = sql.SQL(
+    "UPDATE documents SET latest = true WHERE workspace = %(workspace)s AND doc_id ="
+    " (SELECT doc_id FROM documents WHERE workspace = %(workspace)s AND name = %(name)s"
+    " ORDER BY version DESC LIMIT 1) RETURNING doc_id"
+)
 COUNT_DOC_ID_USES = sql.SQL("SELECT count(*) AS uses FROM documents WHERE doc_id = %(doc_id)s")
 SELECT_DOCUMENT = sql.SQL(
     "SELECT source, page_count FROM documents WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
+)
+SELECT_DOCUMENT_NAMES = sql.SQL(
+    "SELECT doc_id, name FROM documents WHERE workspace = %(workspace)s AND doc_id = ANY(%(doc_ids)s)"
 )
 SELECT_DOCUMENT_SOURCES = sql.SQL(
     "SELECT doc_id, source FROM documents WHERE workspace = %(workspace)s AND doc_id = ANY(%(doc_ids)s)"
 )
 INSERT_DOCUMENT = sql.SQL(
     "INSERT INTO documents (workspace, doc_id, source, doc_type, kind, byte_size, page_count,"
-    " extractor_version, chunker_version, model_id, meta)"
+    " extractor_version, chunker_version, model_id, meta, name, version, latest, ingested_at)"
     " VALUES (%(workspace)s, %(doc_id)s, %(source)s, %(doc_type)s, %(kind)s, %(byte_size)s, %(page_count)s,"
-    " %(extractor_version)s, %(chunker_version)s, %(model_id)s, %(meta)s)"
+    " %(extractor_version)s, %(chunker_version)s, %(model_id)s, %(meta)s, %(name)s, %(version)s, %(latest)s,"
+    " coalesce(%(ingested_at)s::timestamptz, now()))"
     " ON CONFLICT (workspace, doc_id) DO NOTHING RETURNING doc_id"
+)
+#: Serialises the writers of one document name (its next version number is read, then taken).
+LOCK_DOCUMENT_NAME = sql.SQL(
+    "SELECT pg_advisory_xact_lock(hashtextextended('nexus.name:' || %(workspace)s || '/' || %(name)s, 0))"
+)
+NEXT_VERSION = sql.SQL(
+    "SELECT coalesce(max(version), 0) + 1 AS version FROM documents WHERE workspace = %(workspace)s AND name = %(name)s"
+)
+#: The versions of a name that stop being the latest (returned, so their lexical entries can be dropped).
+SUPERSEDE = sql.SQL(
+    "UPDATE documents SET latest = false WHERE workspace = %(workspace)s AND name = %(name)s AND latest"
+    " AND doc_id <> %(doc_id)s RETURNING doc_id"
+)
+MAKE_LATEST = sql.SQL(
+    "UPDATE documents SET latest = true WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s AND NOT latest"
+    " RETURNING doc_id"
+)
+#: How one stored content is known: its name, version and whether it is the latest of its name.
+SELECT_STORED = sql.SQL(
+    "SELECT doc_id, source, name, version, latest, ingested_at FROM documents"
+    " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
+)
+#: Every version of one name, oldest first.
+SELECT_VERSIONS = sql.SQL(
+    "SELECT doc_id, source, name, version, latest, ingested_at, page_count, extractor_version, chunker_version"
+    " FROM documents WHERE workspace = %(workspace)s AND name = %(name)s ORDER BY version"
 )
 INSERT_PAGE = sql.SQL(
     "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr,"
@@ -61,10 +101,10 @@ INSERT_SPAN = sql.SQL(
     " setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B'))"
 )
 _DOCUMENT_ROWS = (
-    "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at"
-    " FROM documents WHERE workspace = %(workspace)s"
+    "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at, name,"
+    " version, latest FROM documents WHERE workspace = %(workspace)s"
 )
-SELECT_DOCUMENTS = sql.SQL(_DOCUMENT_ROWS + " ORDER BY source, doc_id")
+SELECT_DOCUMENTS = sql.SQL(_DOCUMENT_ROWS + " ORDER BY name, version, doc_id")
 #: What deciding whether to read a document again needs: the versions that read it, and whether pages still lack text.
 SELECT_READ_VERSIONS = sql.SQL(
     "SELECT d.doc_id, d.source, d.doc_type, d.extractor_version, d.chunker_version,"
@@ -84,14 +124,15 @@ SELECT_VECTORS_BY_KEY = sql.SQL(
 )
 SELECT_DOCUMENT_INFO = sql.SQL(_DOCUMENT_ROWS + " AND doc_id = %(doc_id)s")
 _SPAN_ROWS = (
-    "SELECT s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator,"
-    " s.header, s.heading_path,"
+    "SELECT s.doc_id, d.source, d.name, d.version, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged,"
+    " s.locator, s.header, s.heading_path,"
     " s.section, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
     " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
     " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
     " WHERE s.workspace = %(workspace)s"
 )
 SELECT_SPANS = sql.SQL(_SPAN_ROWS + " ORDER BY d.source, s.doc_id, s.page_number, s.ordinal")
+SELECT_DOCUMENT_HITS = sql.SQL(_SPAN_ROWS + " AND s.doc_id = %(doc_id)s ORDER BY s.page_number, s.ordinal")
 SELECT_PAGE_SPANS = sql.SQL(
     _SPAN_ROWS + " AND s.doc_id = %(doc_id)s AND s.page_number = %(page_number)s ORDER BY s.ordinal"
 )
@@ -101,8 +142,9 @@ SELECT_PAGES = sql.SQL(
     " ORDER BY page_number"
 )
 _PAGE_ROWS = (
-    "SELECT p.doc_id, d.source, d.kind, p.page_number, p.text, p.width, p.height, p.rotation, p.label, p.used_ocr,"
-    " p.needs_ocr, p.locator FROM pages p JOIN documents d ON d.workspace = p.workspace AND d.doc_id = p.doc_id"
+    "SELECT p.doc_id, d.source, d.name, d.version, d.kind, p.page_number, p.text, p.width, p.height, p.rotation,"
+    " p.label, p.used_ocr, p.needs_ocr, p.locator"
+    " FROM pages p JOIN documents d ON d.workspace = p.workspace AND d.doc_id = p.doc_id"
     " WHERE p.workspace = %(workspace)s AND p.doc_id = %(doc_id)s"
 )
 SELECT_PAGE = sql.SQL(_PAGE_ROWS + " AND p.page_number = %(page_number)s")
@@ -126,7 +168,7 @@ _LEXICAL_SPANS = (
     " d.doc_type, p.locator IS NULL AS paged"
     " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
     " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
-    " WHERE s.workspace = %(workspace)s"
+    " WHERE s.workspace = %(workspace)s AND d.latest"
 )
 SELECT_LEXICAL_SPANS = sql.SQL(
     _LEXICAL_SPANS + " AND s.doc_id = ANY(%(doc_ids)s) ORDER BY s.doc_id, s.page_number, s.ordinal"
@@ -137,7 +179,7 @@ _LEXICAL_DOCUMENTS = (
     " left((SELECT string_agg(p.text, E'\\n' ORDER BY p.page_number) FROM pages p"
     " WHERE p.workspace = d.workspace AND p.doc_id = d.doc_id AND p.page_number <= %(front_pages)s),"
     " %(front_chars)s) AS front"
-    " FROM documents d WHERE d.workspace = %(workspace)s"
+    " FROM documents d WHERE d.workspace = %(workspace)s AND d.latest"
 )
 SELECT_LEXICAL_DOCUMENTS = sql.SQL(_LEXICAL_DOCUMENTS + " AND d.doc_id = ANY(%(doc_ids)s) ORDER BY d.doc_id")
 SELECT_ALL_LEXICAL_DOCUMENTS = sql.SQL(_LEXICAL_DOCUMENTS + " ORDER BY d.doc_id")
@@ -177,6 +219,11 @@ class SpanFilter:
         excluded_likes: patterns none of which may match.
         excluded_terms: words whose full-text match excludes a span.
         doc_ids: the span's document is one of these (none: any); set when a question names its document.
+        names: the span's document has one of these names (none: any); set instead of ``doc_ids`` when a question
+            names its document and asks for versions other than the latest.
+        versions: the span's document is one of these versions of its name (``version:N``).
+        as_of: the span's document is, of its name, the version stored last before this time (``as_of:DATE``).
+            With neither, only the latest version of each name is searched.
     """
 
     workspace: str
@@ -191,6 +238,30 @@ class SpanFilter:
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
     doc_ids: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    versions: tuple[int, ...] = ()
+    as_of: datetime | None = None
+
+    @property
+    def pinned(self) -> bool:
+        """Versions other than the latest are asked for (the lexical index holds only the latest)."""
+        return bool(self.versions) or self.as_of is not None
+
+
+def version_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+    """The condition on ``documents d`` that chooses the versions ``f`` searches, and its parameters."""
+    if f.versions:
+        return sql.SQL("d.version = ANY(%(versions)s)").format(), {"versions": list(f.versions)}
+    if f.as_of is not None:
+        return (
+            sql.SQL(
+                "d.doc_id IN (SELECT DISTINCT ON (o.name) o.doc_id FROM documents o"
+                " WHERE o.workspace = %(workspace)s AND o.ingested_at < %(as_of)s"
+                " ORDER BY o.name, o.ingested_at DESC, o.version DESC)"
+            ).format(),
+            {"as_of": f.as_of},
+        )
+    return sql.SQL("d.latest").format(), {}
 
 
 #: The span's text lower-cased with every run of white space (no-break spaces included) folded to one space.
@@ -202,11 +273,15 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
 
     ``page:`` ranges only match physical pages: units of unpaged formats have no page number.
     """
-    clauses = [sql.SQL("s.workspace = %(workspace)s")]
-    params: dict[str, Any] = {"workspace": f.workspace}
+    versions, params = version_sql(f)
+    clauses = [sql.SQL("s.workspace = %(workspace)s"), versions]
+    params["workspace"] = f.workspace
     if f.doc_ids:
         clauses.append(sql.SQL("s.doc_id = ANY(%(doc_ids)s)"))
         params["doc_ids"] = list(f.doc_ids)
+    if f.names:
+        clauses.append(sql.SQL("d.name = ANY(%(names)s)"))
+        params["names"] = list(f.names)
     if f.doc_types:
         clauses.append(sql.SQL("lower(d.doc_type) = ANY(%(doc_types)s)"))
         params["doc_types"] = [t.lower() for t in f.doc_types]
@@ -220,7 +295,7 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         params["page_lo"] = [lo for lo, _ in f.page_ranges]
         params["page_hi"] = [hi for _, hi in f.page_ranges]
     if f.source_likes:
-        clauses.append(sql.SQL("d.source ILIKE ANY(%(source_likes)s)"))
+        clauses.append(sql.SQL("(d.source ILIKE ANY(%(source_likes)s) OR d.name ILIKE ANY(%(source_likes)s))"))
         params["source_likes"] = list(f.source_likes)
     if f.sections:
         clauses.append(
@@ -254,9 +329,9 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
 
 
 _HIT_COLUMNS = sql.SQL(
-    "s.doc_id, d.source, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged, s.locator, s.header,"
-    " s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr,"
-    " s.ordinal"
+    "s.doc_id, d.source, d.name, d.version, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged,"
+    " s.locator, s.header, s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes,"
+    " s.text, s.used_ocr, s.ordinal"
 )
 _FROM = sql.SQL(
     "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
@@ -284,6 +359,19 @@ def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
         where=where,
         dim=sql.Literal(int(dim)),
     )
+    return query, params
+
+
+def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+    """Top ``%(limit)s`` spans holding any word of ``%(text)s``, by ``ts_rank_cd`` (PostgreSQL full text): the
+    lexical leg of a search of versions other than the latest, which the lexical index does not hold."""
+    where, params = span_filter_sql(f)
+    any_terms = sql.SQL("replace(plainto_tsquery('english', %(text)s)::text, ' & ', ' | ')::tsquery")
+    query = sql.SQL(
+        "SELECT {cols}, {all_terms} AS fulltext_match {from_}"
+        " WHERE {where} AND numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ {any_terms}"
+        " ORDER BY ts_rank_cd(s.tsv, {any_terms}) DESC, s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
+    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, from_=_FROM, where=where, any_terms=any_terms)
     return query, params
 
 
