@@ -21,7 +21,9 @@ import kruschnexus
 from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.hub import Hub
+from kruschnexus.wire import hit_id
 from tests.conftest import FIXTURES
+from tests.pdfgen import lease_revisions
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_env")]
 
@@ -132,3 +134,59 @@ def test_one_ingest_report_everywhere(client: TestClient, hub: Hub, settings: Se
 
     assert comparable(from_cli) == comparable(from_rest) == comparable(from_mcp)
     assert set(from_cli["files"][0]) == set(from_rest["files"][0]) == set(from_mcp["files"][0])
+
+
+async def revisions_via_mcp(
+    settings: Settings, workspace: str, hit: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    env = {**os.environ, "NEXUS_HOME": str(settings.home), "NEXUS_DATABASE_URL": str(settings.database_url)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kruschnexus", "mcp", "-w", workspace], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        answers = []
+        for tool, arguments in (("resolve", {"hit": hit}), ("diff", {"name": "lease.pdf"})):
+            result = await session.call_tool(tool, arguments)
+            assert not result.is_error and isinstance(result.content[0], TextContent), result.content
+            answers.append(json.loads(result.content[0].text))
+        return answers[0], answers[1]
+
+
+def test_one_resolution_and_one_diff_everywhere(
+    client: TestClient, hub: Hub, settings: Settings, tmp_path: Path
+) -> None:
+    """An old hit resolved, and two versions compared, give the same JSON from the SDK, CLI, REST and MCP."""
+    r1, r2, *_ = lease_revisions(tmp_path)
+    workspace = "surfaces-versions"
+    with hub.corpus(workspace) as corpus:
+        corpus.delete()
+        corpus.ingest([r1], name="lease.pdf")
+        old = corpus.search('"base rent of four thousand dollars"')[0]
+        corpus.ingest([r2], name="lease.pdf")
+        from_sdk = corpus.resolve(old).model_dump(mode="json")
+        diff_sdk = corpus.diff("lease.pdf").model_dump(mode="json")
+    assert from_sdk["status"] == "moved" and from_sdk["to_version"] == 2, from_sdk
+    assert {c["change"] for c in diff_sdk["sections"]} >= {"added", "renumbered", "unchanged"}
+
+    result = CliRunner().invoke(cli, ["resolve", hit_id(old), "-w", workspace, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    from_cli = json.loads(result.output)
+    piped = CliRunner().invoke(
+        cli, ["resolve", "-w", workspace, "--json"], input=json.dumps([old.model_dump(mode="json")])
+    )
+    assert piped.exit_code == 0 and json.loads(piped.output) == from_cli, piped.output
+    diff_cli = json.loads(CliRunner().invoke(cli, ["diff", "lease.pdf", "-w", workspace, "--json"]).output)
+
+    rest = client.get(f"/v1/workspaces/{workspace}/resolve", params={"hit": hit_id(old)})
+    assert rest.status_code == 200, rest.text
+    diff_rest = client.get(f"/v1/workspaces/{workspace}/diff", params={"name": "lease.pdf", "from": 1, "to": 2})
+    assert diff_rest.status_code == 200, diff_rest.text
+    from_mcp, diff_mcp = asyncio.run(revisions_via_mcp(settings, workspace, old.model_dump(mode="json")))
+
+    assert from_cli == [from_sdk] and rest.json() == from_sdk and from_mcp == from_sdk
+    assert diff_cli == diff_rest.json() == diff_mcp == diff_sdk
+    for hit in from_sdk["hits"]:
+        VALIDATOR.validate(hit)
+    missing = client.get(f"/v1/workspaces/{workspace}/resolve", params={"hit": "0" * 64 + ":1:0-5"})
+    assert missing.status_code == 404 and "not in workspace" in missing.json()["detail"], missing.text
+    bad = client.get(f"/v1/workspaces/{workspace}/resolve", params={"hit": "not a hit"})
+    assert bad.status_code == 400, bad.text

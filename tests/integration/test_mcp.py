@@ -34,7 +34,10 @@ pytestmark = pytest.mark.integration
 
 HIT_SCHEMA = json.loads((Path(kruschnexus.__file__).parent / "schema" / "hit.v1.json").read_text(encoding="utf-8"))
 QUERY = "commercial office space Section 8.22"
-TOOLS = {"search", "explain", "list_documents", "get_page_text", "get_unit_text", "list_workspaces", "ingest"}
+TOOLS = {
+    "search", "explain", "resolve", "diff", "list_documents", "get_page_text", "get_unit_text", "list_workspaces",
+    "ingest",
+}  # fmt: skip
 
 
 def server_command(workspace: str) -> list[str]:

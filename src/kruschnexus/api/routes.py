@@ -20,11 +20,13 @@ from kruschnexus.errors import ConfigError, NotFoundError, StoreUnavailable, wit
 from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
 from kruschnexus.schema.v1 import (
+    DocumentDiff,
     DocumentInfo,
     ExplainTrace,
     Hit,
     IngestReport,
     PageText,
+    Resolution,
     SearchResponse,
     WorkspaceInfo,
 )
@@ -239,6 +241,29 @@ def search(corpus: CorpusDep, q: QueryText, k: TopK = 5) -> SearchResponse:
 def explain(corpus: CorpusDep, q: QueryText, k: TopK = 5) -> ExplainTrace:
     """Every candidate of a search with its ranks, RRF terms, boost and why it was admitted or not."""
     return corpus.explain(q, k=k)
+
+
+@router.get("/workspaces/{workspace}/resolve", response_model=Resolution, responses=deps.problems(400, 404))
+def resolve(
+    corpus: CorpusDep,
+    hit: Annotated[
+        str,
+        Query(min_length=1, max_length=20000, description="a hit id ({doc_id}:{page}:{start}-{end}) or a hit's JSON"),
+    ],
+) -> Resolution:
+    """Where an old hit's words are in the latest version of its document: current, moved, changed or removed."""
+    return corpus.resolve(hit)
+
+
+@router.get("/workspaces/{workspace}/diff", response_model=DocumentDiff, responses=deps.problems(400, 404))
+def diff(
+    corpus: CorpusDep,
+    name: Annotated[str, Query(min_length=1, max_length=1000, description="the document's name")],
+    from_version: Annotated[int | None, Query(alias="from", ge=1, description="older version")] = None,
+    to_version: Annotated[int | None, Query(alias="to", ge=1, description="newer version (default: latest)")] = None,
+) -> DocumentDiff:
+    """Two versions of a document compared section by section (default: the one before the latest, the latest)."""
+    return corpus.diff(name, from_version, to_version)
 
 
 @router.get(

@@ -86,6 +86,7 @@ def cli() -> None:
 
 def _register() -> None:
     from kruschnexus.cli import (
+        diff,
         doctor,
         documents,
         evaluate,
@@ -95,6 +96,7 @@ def _register() -> None:
         mcp,
         reindex,
         reingest,
+        resolve,
         search,
         serve,
         token,
@@ -102,7 +104,8 @@ def _register() -> None:
         workspaces,
     )
 
-    modules = (doctor, ingest, reingest, search, explain, verify, reindex, evaluate, export, serve, mcp, token)
+    searching = (search, explain, resolve, diff)
+    modules = (doctor, ingest, reingest, *searching, verify, reindex, evaluate, export, serve, mcp, token)
     for module in (*modules, workspaces, documents):
         cli.add_command(module.command)
 

@@ -17,7 +17,7 @@ from kruschnexus.doctor import DoctorReport
 from kruschnexus.eval.metrics import Tally
 from kruschnexus.eval.runner import METRICS, EvalReport
 from kruschnexus.ingest import FileResult
-from kruschnexus.schema.v1 import ExplainTrace, Hit
+from kruschnexus.schema.v1 import DocumentDiff, ExplainTrace, Hit, Resolution
 from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
 from kruschnexus.wire import ingest_report
@@ -285,3 +285,31 @@ def eval_report(report: EvalReport) -> None:
 def eval_json(report: EvalReport) -> None:
     """The evaluation as one JSON object."""
     json_line(report.to_json())
+
+
+def resolutions(resolved: Sequence[Resolution]) -> None:
+    """Where each old hit's words are now."""
+    table = Table(title="old hits in the latest version")
+    for name in ("document", "from", "to", "status", "now", "reason"):
+        table.add_column(name, overflow="fold")
+    colors = {"current": "green", "moved": "cyan", "changed": "yellow", "removed": "red"}
+    for r in resolved:
+        color = colors.get(r.status, "white")
+        now = r.hits[0].citation if r.hits else ""
+        table.add_row(
+            r.document, f"v{r.from_version}", f"v{r.to_version}", f"[{color}]{r.status}[/{color}]", now, r.reason
+        )
+    out.print(table)
+
+
+def document_diff(result: DocumentDiff, every: bool) -> None:
+    """The sections that changed between two versions (``every``: the unchanged ones too)."""
+    shown = [c for c in result.sections if every or c.change != "unchanged"]
+    table = Table(title=f"{result.document}: v{result.from_version} -> v{result.to_version}")
+    for name in ("change", "section", "title", "pages before", "pages after"):
+        table.add_column(name, overflow="fold")
+    for c in shown:
+        ids = " -> ".join(dict.fromkeys(s for s in (c.from_section, c.to_section) if s)) or "-"
+        pages = (", ".join(str(p) for p in ps) or "-" for ps in (c.from_pages, c.to_pages))
+        table.add_row(c.change, ids, c.title, *pages)
+    out.print(table if shown else f"no section changed between v{result.from_version} and v{result.to_version}")

@@ -33,10 +33,12 @@ from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
 from kruschnexus.sandbox import plan_ingest
 from kruschnexus.schema.v1 import (
+    DocumentDiff,
     DocumentInfo,
     ExplainTrace,
     IngestReport,
     PageText,
+    Resolution,
     SearchResponse,
     WorkspaceInfo,
 )
@@ -62,6 +64,12 @@ Paths = Annotated[
     Field(min_length=1, description="files or folders inside NEXUS_INGEST_ROOTS (relative paths are taken there)"),
 ]
 DocType = Annotated[str | None, Field(description="label stored with each document, e.g. authority")]
+OldHit = Annotated[
+    dict[str, Any] | str,
+    Field(description="a hit from an earlier search (its JSON object), or its id {doc_id}:{page}:{start}-{end}"),
+]
+DocName = Annotated[str, Field(min_length=1, max_length=1000, description="a document's name (a hit's document)")]
+Version = Annotated[int | None, Field(ge=1, description="a version number (list_documents shows them)")]
 Locator = Annotated[dict[str, Any], Field(description='a hit\'s locator, e.g. {"kind": "row", "row": 4}')]
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -75,6 +83,8 @@ Query operators (combine freely with plain words):
   page:N, page:N-M    only those physical pages
   doc:GLOB            only documents whose file name matches, e.g. doc:lease*.pdf
   section:ID          only that section and its sub-sections, e.g. section:8.22
+  version:N           that version of each document (default: the latest only)
+  as_of:DATE          each document as it stood then, e.g. as_of:2026-06-30
 A section named in the text (Section 8.22.030(C), § 8.22, Art. IV) also restricts hits to that section;
 a section that does not exist gives no hits."""
 
@@ -82,9 +92,10 @@ SEARCH_DESCRIPTION = f"""\
 Search a workspace of legal documents for the passages that answer a query. Every hit is an exact, citable
 span of a stored document.
 
-Returns {{"schema_version", "query", "hits", "abstain"}}. Each hit (Hit schema v1.0) has: citation (e.g.
-"lease.pdf p.3 § 8.22 Use"), doc_id, source, page_number (1-based), section, header, text (the span),
-char_start/char_end (half-open offsets into the page text: get_page_text(doc_id, page_number).text
+Returns {{"schema_version", "query", "hits", "abstain"}}. Each hit (Hit schema v1.1) has: citation (e.g.
+"lease.pdf p.3 § 8.22 Use"), doc_id, source, document and version (which version of the document; searches
+answer from the latest unless version:N or as_of:DATE asks for another), page_number (1-based), section, header,
+text (the span), char_start/char_end (half-open offsets into the page text: get_page_text(doc_id, page_number).text
 [char_start:char_end] == text), bbox/boxes (PDF points, origin top-left), score, confidence (calibrated
 probability of relevance) and match_reasons. Quote citation and text verbatim; do not paraphrase them as
 quotations.
@@ -103,8 +114,9 @@ why search returned [] or ranked a span where it did. Same arguments as search.
 {_OPERATORS}"""
 
 LIST_DOCUMENTS_DESCRIPTION = """\
-List the documents stored in a workspace: {"workspace", "documents": [...]}, each with doc_id (sha256 of its
-bytes), source (file name), doc_type, kind (pdf, docx, csv, ...), page_count, byte_size and ingested_at.
+List the documents stored in a workspace: {"workspace", "documents": [...]}, each version with doc_id (sha256 of
+its bytes), source (file name), name (the document's name, shared by its versions), version, latest (the version
+searches answer from), doc_type, kind (pdf, docx, csv, ...), page_count, byte_size and ingested_at.
 Use source names with the doc:GLOB search operator and doc_id with get_page_text."""
 
 GET_PAGE_TEXT_DESCRIPTION = """\
@@ -116,6 +128,18 @@ GET_UNIT_TEXT_DESCRIPTION = """\
 The stored text of one unit of an unpaged document (a DOCX paragraph or table row, a CSV row, an HTML element,
 a run of text lines), found by a hit's locator (e.g. {"kind": "row", "row": 4}): the same fields as
 get_page_text. A hit's char_start/char_end index into this text."""
+
+RESOLVE_DESCRIPTION = """\
+Say where the words of an old hit (from an earlier search, perhaps of an older version of its document) are in
+the latest version: {"status", "document", "from_version", "to_version", "page_number", "char_start", "char_end",
+"hits", "reason"}. status is current (the hit is from the latest version), moved (the same words, at the new page
+and offsets; hits[0] is the stored span holding them), changed (the words are gone; hits are the section's spans
+now) or removed (neither the words nor their section remain). Use it before quoting an old citation."""
+
+DIFF_DESCRIPTION = """\
+Compare two versions of a document section by section: {"document", "from_version", "to_version", "sections"},
+each section with change (added, removed, renumbered, changed, renumbered+changed, unchanged), title, its ids and
+pages in both versions and its text in both. Defaults: the version before the latest, and the latest."""
 
 LIST_WORKSPACES_DESCRIPTION = """\
 The workspaces this session can search: {"workspaces": [{"name", "model_id", "dim", "documents"}]}. A server
@@ -227,6 +251,16 @@ class NexusTools:
         with self.hub.corpus(self.workspace(workspace)) as corpus:
             corpus.require_exists()
             return DocumentList(workspace=corpus.workspace, documents=corpus.documents())
+
+    def resolve(self, hit: dict[str, Any] | str, workspace: str | None) -> Resolution:
+        """Where an old hit's words are in the latest version of its document."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            return corpus.resolve(hit)
+
+    def diff(self, name: str, from_version: int | None, to_version: int | None, workspace: str | None) -> DocumentDiff:
+        """Two versions of a document compared section by section."""
+        with self.hub.corpus(self.workspace(workspace)) as corpus:
+            return corpus.diff(name, from_version, to_version)
 
     def get_page_text(self, doc_id: str, page_number: int, workspace: str | None) -> PageText:
         """The stored text of one page."""
@@ -364,6 +398,14 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
     ) -> Annotated[CallToolResult, PageText]:
         return respond("get_unit_text", lambda: tools.get_unit_text(doc_id, locator, workspace))
 
+    def resolve(hit: OldHit, workspace: WorkspaceArg = None) -> Annotated[CallToolResult, Resolution]:
+        return respond("resolve", lambda: tools.resolve(hit, workspace))
+
+    def diff(
+        name: DocName, from_version: Version = None, to_version: Version = None, workspace: WorkspaceArg = None
+    ) -> Annotated[CallToolResult, DocumentDiff]:
+        return respond("diff", lambda: tools.diff(name, from_version, to_version, workspace))
+
     def list_workspaces() -> Annotated[CallToolResult, WorkspaceList]:
         return respond("list_workspaces", tools.list_workspaces)
 
@@ -377,6 +419,8 @@ def create_server(hub: Hub, default_workspace: str | None, token: str | None = N
     server.add_tool(list_documents, description=LIST_DOCUMENTS_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(get_page_text, description=GET_PAGE_TEXT_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(get_unit_text, description=GET_UNIT_TEXT_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(resolve, description=RESOLVE_DESCRIPTION, annotations=_READ_ONLY)
+    server.add_tool(diff, description=DIFF_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(list_workspaces, description=LIST_WORKSPACES_DESCRIPTION, annotations=_READ_ONLY)
     server.add_tool(ingest, description=INGEST_DESCRIPTION, annotations=_INGEST)
     return server
