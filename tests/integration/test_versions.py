@@ -4,13 +4,17 @@ section. Against the real database and model, on generated revisions of a lease 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from kruschnexus import Corpus
+from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, NotFoundError, QueryError
@@ -180,3 +184,38 @@ def test_old_citations_resolve_in_the_latest_version_and_versions_compare(corpus
         corpus.diff("lease.pdf", 1, 9)
     with pytest.raises(NotFoundError):
         corpus.diff("no-such.pdf")
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_the_command_line_names_lists_and_compares_versions(workspace: str, tmp_path: Path, lease: list[Path]) -> None:
+    runner = CliRunner()
+    r1, r2, *_ = lease
+
+    def run(*args: str) -> Any:
+        result = runner.invoke(cli, [*args, "-w", workspace, "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    first = run("ingest", str(r1), "--as", "leases/harbor.pdf", "--create")
+    second = run("ingest", str(r2), "--as", "leases/harbor.pdf")
+    assert [(f["name"], f["version"]) for f in (*first["files"], *second["files"])] == [
+        ("leases/harbor.pdf", 1),
+        ("leases/harbor.pdf", 2),
+    ]
+    table = runner.invoke(cli, ["ingest", str(r2), "--as", "leases/harbor.pdf", "-w", workspace])
+    assert "unchanged" in table.output and "v2" in table.output, table.output
+    assert [(d["version"], d["latest"]) for d in run("documents", "list")] == [(2, True)]
+    assert [(d["version"], d["latest"]) for d in run("documents", "list", "--all")] == [(1, False), (2, True)]
+    assert [d["version"] for d in run("documents", "versions", "leases/harbor.pdf")] == [1, 2]
+    assert run("documents", "show", "leases/harbor.pdf")["version"] == 2, "a name shows its latest version"
+
+    hits = run("search", '"base rent of four thousand dollars" version:1')
+    assert hits and hits[0]["version"] == 1 and hits[0]["document"] == "leases/harbor.pdf"
+    resolved = runner.invoke(cli, ["resolve", "-w", workspace], input=json.dumps(hits))
+    assert resolved.exit_code == 0 and "moved" in resolved.output, resolved.output
+    diff = runner.invoke(cli, ["diff", "leases/harbor.pdf", "-w", workspace])
+    assert diff.exit_code == 0 and "added" in diff.output and "parking" in diff.output, diff.output
+    too_many = runner.invoke(cli, ["ingest", str(r1), str(r2), "--as", "x.pdf", "-w", workspace])
+    assert too_many.exit_code != 0 and "one file" in too_many.output, too_many.output
+    missing = runner.invoke(cli, ["documents", "versions", "nope.pdf", "-w", workspace])
+    assert missing.exit_code != 0 and "no document named 'nope.pdf'" in missing.output, missing.output
