@@ -192,7 +192,7 @@ async function showHit(workspace, hit) {
   const number = hit.page_number !== null ? hit.page_number : await unitNumber(base, hit);
   current = { workspace: workspace, hit: hit, number: number };
   $("viewer-title").textContent = hit.citation;
-  $("viewer-meta").textContent = hit.source + (hit.page_number !== null ? " · page " + hit.page_number + " of the PDF" : "") +
+  $("viewer-meta").textContent = hit.document + " (version " + hit.version + ")" + (hit.page_number !== null ? " · page " + hit.page_number + " of the PDF" : "") +
     " · characters " + hit.char_start + "–" + hit.char_end + " of the page text";
   await showPage(number, hit);
 }
