@@ -1,4 +1,5 @@
-"""Long synthetic PDFs for crash and memory tests (reportlab, deterministic)."""
+"""Synthetic PDFs (reportlab, deterministic): long ones for crash and memory tests, revisions of a lease and of a
+code chapter for versions, a scanned copy of any PDF."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import random
 from pathlib import Path
 
 from reportlab.lib.pagesizes import letter
-from reportlab.lib.utils import simpleSplit
+from reportlab.lib.utils import ImageReader, simpleSplit
 from reportlab.pdfgen import canvas
 
 _PARAGRAPH = (
@@ -247,3 +248,62 @@ def _lease(path: Path, clauses: list[tuple[str, str]], cover: bool) -> Path:
         c.showPage()
     c.save()
     return path
+
+
+#: Sections of :func:`code_chapter_revisions` (id, title, body) in the first revision.
+CODE_SECTIONS: list[tuple[str, str, str]] = [
+    ("8.22.010", "Purpose", "This chapter regulates sidewalk cafes so that pedestrians keep a clear path of travel."),
+    ("8.22.020", "Permit required", "No person shall operate a sidewalk cafe without a permit issued by the director."),
+    ("8.22.030", "Hours", "A sidewalk cafe may operate between seven in the morning and ten in the evening."),
+    ("8.22.040", "Amplified sound", "No amplified music or speakers shall be used in a sidewalk cafe at any time."),
+    ("8.22.050", "Revocation", "The director may revoke a permit after notice and a hearing for any violation."),
+]
+#: The amended hours of the second revision.
+NEW_HOURS = "A sidewalk cafe may operate between six in the morning and eleven in the evening, every day."
+
+
+def code_chapter_revisions(folder: Path) -> list[Path]:
+    """Two revisions of a municipal code chapter (``chapter_8_22.pdf`` in ``folder/c1``, ``folder/c2``): the second
+    amends 8.22.030's hours (:data:`NEW_HOURS`), repeals 8.22.040 and adds 8.22.045 (Outdoor heaters); codes keep
+    their section numbers."""
+    c1 = list(CODE_SECTIONS)
+    heaters = ("8.22.045", "Outdoor heaters", "Outdoor heaters shall be listed by a testing laboratory and anchored.")
+    c2 = [(i, t, NEW_HOURS if i == "8.22.030" else b) for i, t, b in c1 if i != "8.22.040"]
+    c2.insert(3, heaters)
+    out = []
+    for number, sections in enumerate((c1, c2), start=1):
+        path = folder / f"c{number}" / "chapter_8_22.pdf"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+        width, height = letter
+        c.setFont("Helvetica-Bold", 14)
+        c.drawCentredString(width / 2, height - 72, "Chapter 8.22 SIDEWALK CAFES")
+        y = height - 110
+        for ident, title, body in sections:
+            c.setFont("Helvetica-Bold", 12)
+            c.drawString(72, y, f"{ident} {title}.")
+            y = _draw_paragraph(c, y - 18, body) - 16
+        c.showPage()
+        c.save()
+        out.append(path)
+    return out
+
+
+def scanned_copy(source: Path, target: Path, dpi: int = 200) -> Path:
+    """``source`` as a scan: each page rendered to a grey bitmap at ``dpi`` and stored as an image-only page of the
+    same size (no text layer), as a scanner would give it."""
+    import pypdfium2 as pdfium  # the reader's own renderer
+
+    pdf = pdfium.PdfDocument(str(source))
+    c = canvas.Canvas(str(target), invariant=1)
+    try:
+        for page in pdf:
+            width, height = page.get_size()
+            image = page.render(scale=dpi / 72).to_pil().convert("L")
+            c.setPageSize((width, height))
+            c.drawImage(ImageReader(image), 0, 0, width=width, height=height)
+            c.showPage()
+    finally:
+        pdf.close()
+    c.save()
+    return target

@@ -18,9 +18,10 @@ from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, NotFoundError, QueryError
+from kruschnexus.parse.ocr import tesseract_version
 from kruschnexus.schema.v1 import Hit
 from kruschnexus.wire import hit_id
-from tests.pdfgen import NEW_RENT, lease_revisions
+from tests.pdfgen import NEW_HOURS, NEW_RENT, code_chapter_revisions, lease_revisions, scanned_copy
 
 pytestmark = pytest.mark.integration
 
@@ -219,3 +220,47 @@ def test_the_command_line_names_lists_and_compares_versions(workspace: str, tmp_
     assert too_many.exit_code != 0 and "one file" in too_many.output, too_many.output
     missing = runner.invoke(cli, ["documents", "versions", "nope.pdf", "-w", workspace])
     assert missing.exit_code != 0 and "no document named 'nope.pdf'" in missing.output, missing.output
+
+
+def test_a_code_chapter_amended_in_place_resolves_by_section(corpus: Corpus, tmp_path: Path) -> None:
+    c1, c2 = code_chapter_revisions(tmp_path)
+    corpus.ingest([c1], name="chapter_8_22.pdf")
+    hours = corpus.search("section:8.22.030 hours of operation")[0]
+    sound = corpus.search('"amplified music"')[0]
+    permit = corpus.search('"without a permit issued by the director"')[0]
+    corpus.ingest([c2], name="chapter_8_22.pdf")
+
+    changed = corpus.resolve(hours)
+    assert changed.status == "changed" and [h.section for h in changed.hits] == ["8.22.030"]
+    assert NEW_HOURS in changed.hits[0].text
+    assert corpus.resolve(sound).status == "removed"
+    moved = corpus.resolve(permit)
+    assert (moved.status, moved.to_version) == ("moved", 2) and moved.hits[0].section == "8.22.020"
+    for hit in (*changed.hits, *moved.hits):
+        _proved(corpus, hit)
+    sections = {c.from_section or c.to_section: c.change for c in corpus.diff("chapter_8_22.pdf").sections}
+    assert sections == {
+        "8.22.010": "unchanged",
+        "8.22.020": "unchanged",
+        "8.22.030": "changed",
+        "8.22.040": "removed",
+        "8.22.045": "added",
+        "8.22.050": "unchanged",
+    }
+
+
+@pytest.mark.skipif(tesseract_version() is None, reason="Tesseract is not installed (apt install tesseract-ocr)")
+def test_a_scanned_version_is_read_by_ocr_and_old_citations_resolve_into_it(
+    corpus: Corpus, tmp_path: Path, lease: list[Path]
+) -> None:
+    r3 = lease[2]
+    corpus.ingest([r3], name="lease.pdf")
+    deposit = corpus.search('"deposit eight thousand dollars"')[0]
+    [scan] = corpus.ingest([scanned_copy(r3, tmp_path / "lease_scan.pdf")], name="lease.pdf")
+    assert (scan.status, scan.version, scan.ocr_pages) == ("ingested", 2, [1, 2]), scan.reason
+    moved = corpus.resolve(deposit)
+    assert (moved.status, moved.page_number) == ("moved", 2), moved.reason
+    assert moved.hits and all(h.used_ocr and h.version == 2 for h in moved.hits)
+    for hit in moved.hits:
+        _proved(corpus, hit)
+    assert corpus.verify().ok
