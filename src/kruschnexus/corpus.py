@@ -137,13 +137,15 @@ class Corpus:
         ocr: str | None = None,
         confined: bool = False,
         name: str | None = None,
+        names: Sequence[str] | None = None,
     ) -> list[FileResult]:
         """Ingest files and folders into this workspace; returns one result per file.
 
         Each file is a document named by its path relative to the folder given (its file name when given by
         itself), or ``name`` for a single file. New bytes under a name already stored add a version of that
         document (``FileResult.version``); searches answer from the latest version unless a query asks for another
-        (``version:N``, ``as_of:DATE``).
+        (``version:N``, ``as_of:DATE``). ``names``: each path's document name, for ``confined`` files a sandbox
+        plan expanded (:attr:`~kruschnexus.sandbox.IngestPlan.names`).
 
         ``ocr`` (``auto``, ``always``, ``never``) overrides the ``ocr`` setting for this call. ``confined`` (for
         servers, after :func:`~kruschnexus.sandbox.plan_ingest`): each file is opened without following any
@@ -154,7 +156,7 @@ class Corpus:
             ingester = Ingester(
                 self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined, reader=reader
             )
-            results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name)
+            results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name, names=names)
         self.lexicon.sync(self.store, self.workspace)
         return results
 

@@ -181,14 +181,18 @@ class Ingester:
         doc_type: str | None = None,
         progress: Progress | None = None,
         name: str | None = None,
+        names: Sequence[str] | None = None,
     ) -> list[FileResult]:
         """Ingest files and folders; one failure never stops the rest. ``name``: the document's name in the
         workspace for a single file (by default its path relative to the folder walked, or its file name); new
-        bytes under a name already stored add a version of that document.
+        bytes under a name already stored add a version of that document. ``names``: each confined path's name
+        (see :attr:`~kruschnexus.sandbox.IngestPlan.names`; default: its file name).
 
         Raises:
-            ConfigError: ``name`` is given for more than one file, or is blank.
+            ConfigError: ``name`` is given for more than one file, or is blank; ``names`` does not match ``paths``.
         """
+        if names is not None and len(names) != len(paths):
+            raise ConfigError(f"{len(names)} names for {len(paths)} files")
         if name is not None and (len(paths) != 1 or paths[0].is_dir()):
             raise ConfigError("a document name (--as) names one file, not a folder or several files")
         if name is not None and not name.strip():
@@ -197,7 +201,8 @@ class Ingester:
         results = []
         try:
             # Confined paths were checked one by one (folders expanded by the sandbox): none is walked again here.
-            items = [(p, True, p.name) for p in paths] if self.confined else expand(paths)
+            given = names if names is not None else [p.name for p in paths]
+            items = list(zip(paths, [True] * len(paths), given, strict=True)) if self.confined else expand(paths)
             for path, named, found_as in items:
                 result = self.ingest_file(path, doc_type, named, progress, name=name or found_as)
                 if progress is not None:

@@ -53,6 +53,8 @@ class IngestPlan:
     """
 
     files: list[Path] = field(default_factory=list)
+    #: Each file's document name, as ``nexus ingest`` names it: its path relative to the folder named, or its name.
+    names: list[str] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
     skipped: list[Refusal] = field(default_factory=list)
 
@@ -100,6 +102,7 @@ def plan_ingest(raws: Sequence[str], roots: Sequence[Path]) -> IngestPlan:
             _walk_into(plan, path, resolved_roots)
         else:
             plan.files.append(path)
+            plan.names.append(path.name)
     return plan
 
 
@@ -214,6 +217,7 @@ def _walk_into(plan: IngestPlan, folder: Path, roots: Sequence[Path]) -> None:
             continue
         if not path.is_dir():
             plan.files.append(path)
+            plan.names.append(entry.relative_to(folder).as_posix())
 
 
 def _walk(folder: Path, skipped: list[Refusal]) -> Iterator[Path]:

@@ -145,6 +145,7 @@ def test_a_folder_walk_rechecks_every_entry(tree: dict[str, Path]) -> None:
     lease = root / "lease.pdf"
     # lease.pdf twice: itself, then link_in resolved (ingest reports the second as unchanged)
     assert plan.files == [root / "docs" / "a.txt", root / "docs" / "deep" / "b.txt", lease, lease]
+    assert plan.names == ["docs/a.txt", "docs/deep/b.txt", "lease.pdf", "link_in"], "named as nexus ingest names them"
     assert plan.refused == [], "entries found in a folder are skipped, not refused"
     skipped = {r.path: r.reason for r in plan.skipped}
     assert set(skipped) == {str(root / "link_dir_out"), str(root / "link_out")}
@@ -165,7 +166,7 @@ def test_a_folder_walk_refuses_fifos_and_skips_hidden_names(tree: dict[str, Path
 def test_plan_names_every_refused_path(tree: dict[str, Path]) -> None:
     root = tree["root"]
     plan = plan_ingest([str(root / "lease.pdf"), "/etc/passwd", str(root / "link_out")], [root])
-    assert plan.files == [root / "lease.pdf"]
+    assert (plan.files, plan.names) == ([root / "lease.pdf"], ["lease.pdf"])
     assert [r.path for r in plan.refused] == ["/etc/passwd", str(root / "link_out")]
 
 

@@ -295,7 +295,7 @@ class NexusTools:
         results: list[FileResult] = []
         if plan.files:
             with self.hub.corpus(name) as corpus:
-                results = corpus.ingest(plan.files, doc_type=doc_type, confined=True)
+                results = corpus.ingest(plan.files, doc_type=doc_type, confined=True, names=plan.names)
         # The reason may name where a link points (outside the roots): only the entry's own path is shown.
         results += [FileResult(r.path, "skipped", f"not read: {without_paths(r.reason)}") for r in plan.skipped]
         log.info("ingest into %r: %s", name, ", ".join(f"{r.status} {r.path}" for r in results))
