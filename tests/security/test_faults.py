@@ -186,6 +186,32 @@ def test_two_writers_of_one_document_store_it_once_without_an_error(
         assert corpus.verify().ok
 
 
+def test_two_writers_of_new_bytes_under_one_name_take_two_versions(
+    settings: Settings, embedder: Embedder, workspace: str, tmp_path: Path
+) -> None:
+    """Two edits of one document ingested at once: each is a version (1 and 2), exactly one is the latest."""
+    for i in (0, 1):
+        (tmp_path / f"edit{i}").mkdir()
+    edits = [long_agreement(tmp_path / f"edit{i}" / "agreement.pdf", pages) for i, pages in enumerate((3, 4))]
+    results: list[FileResult] = []
+
+    def write(index: int, start: threading.Barrier) -> None:
+        with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
+            corpus.create()
+            start.wait()
+            results.extend(corpus.ingest([edits[index]], name="agreement.pdf"))
+
+    _at_once(write, timeout=300)
+    assert sorted((r.status, r.version) for r in results) == [("ingested", 1), ("ingested", 2)], [
+        (r.status, r.reason) for r in results
+    ]
+    with Corpus(workspace, settings=settings, embedder=embedder) as corpus:
+        versions = corpus.versions("agreement.pdf")
+        assert [(v.version, v.latest) for v in versions] == [(1, False), (2, True)]
+        assert {h.version for h in corpus.search("Covenant consolidated balance sheet")} == {2}
+        assert corpus.verify().ok
+
+
 def test_no_error_body_shows_internals(embedder: Embedder, tmp_path: Path, settings: Settings) -> None:
     """Every problem type the API gives, and the database down, carry no path, SQL, DSN or repr."""
     dead = f"postgresql://nexus:secret@/postgres?host={tmp_path}/no-server"
