@@ -18,6 +18,7 @@ from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, NotFoundError, QueryError
+from kruschnexus.hub import Hub
 from kruschnexus.parse.ocr import tesseract_version
 from kruschnexus.schema.v1 import Hit
 from kruschnexus.wire import hit_id
@@ -77,6 +78,9 @@ def test_an_edited_file_is_a_new_version_and_searches_answer_from_the_latest(cor
     [again] = corpus.ingest([path])
     assert (again.status, again.version) == ("unchanged", 2)
     assert [d.version for d in corpus.documents() if d.latest] == [2]
+    with Hub(corpus.settings, embedder=corpus.embedder) as hub:
+        [listed] = [w for w in hub.workspaces() if w.name == corpus.workspace]
+    assert listed.documents == 1, "a workspace counts documents, not their versions"
 
 
 def test_a_file_back_to_older_bytes_makes_that_version_the_latest_again(corpus: Corpus, tmp_path: Path) -> None:

@@ -147,7 +147,7 @@ class WorkspaceInfo(BaseModel):
     name: str
     model_id: str
     dim: int
-    documents: int
+    documents: int = Field(description="documents (by name; their older versions not counted)")
 
 
 class DocumentInfo(BaseModel):

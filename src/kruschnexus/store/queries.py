@@ -22,7 +22,7 @@ SELECT_ROLE_BYPASS = sql.SQL(
 )
 SELECT_WORKSPACE = sql.SQL("SELECT model_id, dim FROM workspaces WHERE name = %(name)s")
 SELECT_WORKSPACES = sql.SQL(
-    "SELECT w.name, w.model_id, w.dim, count(d.doc_id) FROM workspaces w"
+    "SELECT w.name, w.model_id, w.dim, count(d.doc_id) FILTER (WHERE d.latest) FROM workspaces w"
     " LEFT JOIN documents d ON d.workspace = w.name GROUP BY w.name ORDER BY w.name"
 )
 DELETE_WORKSPACE = sql.SQL("DELETE FROM workspaces WHERE name = %(name)s")
