@@ -20,6 +20,11 @@ from kruschnexus.wire import hit_from_row
 #: A section whose heading title is gone still "changed" (rather than was removed) when a section of the same id
 #: in the latest version reads at least this much like it (``difflib`` ratio of the folded texts).
 SAME_ID_LIKENESS = 0.6
+#: A passage with neither heading nor section (a table row, an unheaded paragraph) "changed" into the latest
+#: version's most alike passage when their words are at least this much alike (``difflib`` ratio of the word
+#: sequences: a row of three cells whose last one changed is 0.75 alike, another row of the same columns about 0.5);
+#: below it, it was removed.
+UNHEADED_LIKENESS = 0.7
 _LEADING_ID = re.compile(r"^[\s§¶.]*(?:\d+(?:\.[0-9a-z]+)*(?:\([0-9a-z]+\))*|[ivxlc]+)(?=[\s.:)\-–—]|$)", re.I)
 _PUNCTUATION = " \t\n.:;,-–—()"
 
@@ -96,9 +101,13 @@ def resolve(store: PgStore, workspace: str, old: OldHit) -> Resolution:
     rows = store.document_hits(workspace, latest_id)
     header = str(old_span["header"]) if old_span is not None else ""
     pages = store.pages(workspace, latest_id)
-    found = _find_words(pages, words, old.page_number)
+    # The unit number of an unpaged hit is its stored span's page_number.
+    near = old.page_number if old.page_number is not None or old_span is None else int(old_span["page_number"])
+    found = _find_words(pages, words, near, old.char_start)
     body = _without_heading(words, header)
-    renumbered = found is None and body != words and (found := _find_words(pages, body, old.page_number)) is not None
+    renumbered = (
+        found is None and body != words and (found := _find_words(pages, body, near, old.char_start)) is not None
+    )
     if found is not None:
         page, start, end = found
         holding = [r for r in rows if r["page_number"] == page and r["char_start"] < end and r["char_end"] > start]
@@ -119,6 +128,7 @@ def resolve(store: PgStore, workspace: str, old: OldHit) -> Resolution:
     now = _section_now(rows, header, section, words)
     if now:
         title = heading_title(header) or section
+        where = f"section {title!r} is in version {to_version} with" if title else f"version {to_version} has"
         return Resolution(
             **base,
             status="changed",
@@ -126,7 +136,8 @@ def resolve(store: PgStore, workspace: str, old: OldHit) -> Resolution:
             char_start=None,
             char_end=None,
             hits=[hit_from_row(r) for r in now],
-            reason=f"the words changed; section {title!r} is in version {to_version} with the text of these hits",
+            reason=f"the words changed; {where} the text of these hits"
+            + ("" if title else f" (the passage most like them, {UNHEADED_LIKENESS:.0%} alike or more)"),
         )
     return Resolution(
         **base,
@@ -280,9 +291,9 @@ def _span_at(rows: Sequence[Row], old: OldHit) -> Row | None:
     return None
 
 
-def _find_words(pages: Sequence[Row], words: str, near: int | None) -> tuple[int, int, int] | None:
+def _find_words(pages: Sequence[Row], words: str, near: int | None, offset: int) -> tuple[int, int, int] | None:
     """``(page, start, end)`` of ``words`` in the pages' text: exactly, else with any white space between the
-    words; of several places, the one on the page nearest ``near``."""
+    words; of several places, the one nearest page ``near``, then offset ``offset``."""
     tokens = words.split()
     if not tokens:
         return None
@@ -299,23 +310,49 @@ def _find_words(pages: Sequence[Row], words: str, near: int | None) -> tuple[int
             break
     if not places:
         return None
-    return min(places, key=lambda p: (abs(p[0] - near) if near is not None else 0, p[0], p[1]))
+
+    def distance(place: tuple[int, int, int]) -> tuple[int, int, int, int]:
+        page, start, _ = place
+        return (abs(page - near) if near is not None else 0, abs(start - offset), page, start)
+
+    return min(places, key=distance)
 
 
 def _section_now(rows: Sequence[Row], header: str, section: str | None, words: str) -> list[Row]:
     """The latest version's spans of the old span's section: by its heading's title, else by its id when they read
-    alike (:data:`SAME_ID_LIKENESS`)."""
+    alike (:data:`SAME_ID_LIKENESS`); for a passage with neither, the most alike one (:data:`UNHEADED_LIKENESS`)."""
     title = heading_title(header)
     if title:
         same_title = [r for r in rows if heading_title(str(r["header"])) == title]
         if same_title:
             return _first_run(same_title, rows)
     if section is None:
-        return []
+        return [] if title else _most_alike(rows, words)
     same_id = [r for r in rows if r["section"] == section]
-    text = " ".join(" ".join(str(r["text"]) for r in same_id).split())
-    likeness = difflib.SequenceMatcher(None, " ".join(words.split()), text, autojunk=False).ratio()
-    return _first_run(same_id, rows) if same_id and likeness >= SAME_ID_LIKENESS else []
+    text = " ".join(str(r["text"]) for r in same_id)
+    return _first_run(same_id, rows) if same_id and _likeness(words, text) >= SAME_ID_LIKENESS else []
+
+
+def _likeness(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, " ".join(a.split()), " ".join(b.split()), autojunk=False).ratio()
+
+
+def _most_alike(rows: Sequence[Row], words: str) -> list[Row]:
+    """The one unheaded span of ``rows`` most like ``words`` word for word, if alike enough
+    (:data:`UNHEADED_LIKENESS`): a table row whose status changed, not another row of the same columns."""
+    best: tuple[float, Row] | None = None
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(words.casefold().split())
+    for row in rows:
+        if row["section"] is not None or heading_title(str(row["header"])):
+            continue
+        matcher.set_seq1(str(row["text"]).casefold().split())
+        if matcher.real_quick_ratio() < UNHEADED_LIKENESS or matcher.quick_ratio() < UNHEADED_LIKENESS:
+            continue
+        likeness = matcher.ratio()
+        if likeness >= UNHEADED_LIKENESS and (best is None or likeness > best[0]):
+            best = (likeness, row)
+    return [] if best is None else [best[1]]
 
 
 def _first_run(matching: list[Row], rows: Sequence[Row]) -> list[Row]:

@@ -268,3 +268,26 @@ def test_a_scanned_version_is_read_by_ocr_and_old_citations_resolve_into_it(
     for hit in moved.hits:
         _proved(corpus, hit)
     assert corpus.verify().ok
+
+
+def test_a_row_of_an_edited_table_resolves_to_its_new_row(corpus: Corpus, tmp_path: Path) -> None:
+    path = _payments(tmp_path / "payments.csv", "Overdue")
+    corpus.ingest([path])
+    bolt = corpus.search('"Bolt Logistics"')[0]
+    assert bolt.page_number is None and bolt.locator is not None
+    path.write_text(
+        "vendor,invoice,status\nCobalt Freight,1041,Paid in full\nAcme Supplies,1042,Paid in full\n"
+        "Bolt Logistics,1043,Pending\n"
+    )
+    corpus.ingest([path])
+    moved = corpus.resolve(bolt)
+    assert (moved.status, moved.to_version, moved.page_number) == ("moved", 2, None), moved.reason
+    [now] = moved.hits
+    assert now.locator is not None and now.locator != bolt.locator and now.text == bolt.text
+    assert corpus.unit(now.doc_id, now.locator).text[now.char_start : now.char_end] == now.text
+    acme = corpus.search('"Acme Supplies" version:1')[0]
+    changed = corpus.resolve(acme)
+    assert changed.status == "changed" and [h.text.splitlines()[-1] for h in changed.hits] == ["status: Paid in full"]
+    path.write_text("vendor,invoice,status\nDelta Paper,2001,Pending\n")
+    corpus.ingest([path])
+    assert corpus.resolve(bolt).status == "removed", "no row is alike enough"
