@@ -307,3 +307,19 @@ def scanned_copy(source: Path, target: Path, dpi: int = 200) -> Path:
         pdf.close()
     c.save()
     return target
+
+
+def without_page(source: Path, target: Path, page: int) -> Path:
+    """``source`` with its 1-based page ``page`` removed (the other pages copied as they are)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(source))
+    out = pdfium.PdfDocument.new()
+    try:
+        keep = [i for i in range(len(pdf)) if i != page - 1]
+        out.import_pages(pdf, keep)
+        out.save(str(target))
+    finally:
+        out.close()
+        pdf.close()
+    return target

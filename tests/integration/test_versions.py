@@ -22,7 +22,8 @@ from kruschnexus.hub import Hub
 from kruschnexus.parse.ocr import tesseract_version
 from kruschnexus.schema.v1 import Hit
 from kruschnexus.wire import hit_id
-from tests.pdfgen import NEW_HOURS, NEW_RENT, code_chapter_revisions, lease_revisions, scanned_copy
+from tests.conftest import CORPUS, needs_corpus
+from tests.pdfgen import NEW_HOURS, NEW_RENT, code_chapter_revisions, lease_revisions, scanned_copy, without_page
 
 pytestmark = pytest.mark.integration
 
@@ -291,3 +292,30 @@ def test_a_row_of_an_edited_table_resolves_to_its_new_row(corpus: Corpus, tmp_pa
     path.write_text("vendor,invoice,status\nDelta Paper,2001,Pending\n")
     corpus.ingest([path])
     assert corpus.resolve(bolt).status == "removed", "no row is alike enough"
+
+
+@needs_corpus
+def test_every_span_of_a_real_lease_resolves_to_its_page_after_a_page_is_removed(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """A real lease and the same lease with page 3 taken out: every span of the other pages is found at its new
+    page (one earlier after page 3) with the same words, re-proved; those of page 3 are not said to be there."""
+    original = CORPUS / "lease" / "edgar_lease_01_office_karyopharm.pdf"
+    corpus.ingest([original], name="lease.pdf")
+    old = [h for h in corpus.export() if h.page_number is not None]
+    assert len(old) >= 40 and {h.page_number for h in old} >= set(range(1, 10)), len(old)
+    [second] = corpus.ingest([without_page(original, tmp_path / "lease.pdf", 3)], name="lease.pdf")
+    assert (second.status, second.version) == ("ingested", 2) and second.reused > 0, second.reason
+    for hit in old:
+        assert hit.page_number is not None
+        resolved = corpus.resolve(hit)
+        if hit.page_number == 3:
+            assert resolved.status in ("changed", "removed") or resolved.page_number != 3, resolved
+            continue
+        assert resolved.status == "moved", (hit.citation, resolved.reason)
+        assert resolved.page_number == hit.page_number - (hit.page_number > 3), (hit.citation, resolved)
+        assert resolved.char_start is not None and resolved.char_end is not None
+        page = corpus.page(resolved.hits[0].doc_id, resolved.page_number)
+        assert " ".join(page.text[resolved.char_start : resolved.char_end].split()) == " ".join(hit.text.split())
+    changes = {c.change for c in corpus.diff("lease.pdf").sections}
+    assert "removed" in changes or "changed" in changes, changes
