@@ -303,7 +303,7 @@ def test_every_span_of_a_real_lease_resolves_to_its_page_after_a_page_is_removed
     original = CORPUS / "lease" / "edgar_lease_01_office_karyopharm.pdf"
     corpus.ingest([original], name="lease.pdf")
     old = [h for h in corpus.export() if h.page_number is not None]
-    assert len(old) >= 40 and {h.page_number for h in old} >= set(range(1, 10)), len(old)
+    assert len(old) >= 40 and {2, 3, 4, 5, 6} <= {h.page_number for h in old}, len(old)
     [second] = corpus.ingest([without_page(original, tmp_path / "lease.pdf", 3)], name="lease.pdf")
     assert (second.status, second.version) == ("ingested", 2) and second.reused > 0, second.reason
     for hit in old:
