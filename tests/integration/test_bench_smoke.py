@@ -126,6 +126,15 @@ def test_floor(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixt
     assert {"lowest_on_topic_best", "highest_off_topic_best", "midpoint"} <= set(report)
 
 
+def test_revisions(bench_home: Path, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    revisions = load("revisions")
+    report = run(revisions, ["--home", bench_home, "--revisions", 2, "--scan", 0, "--json"], capsys)
+    assert (report["revisions"], report["versions"]) == (2, 2)
+    families = ("latest", "version_pinned", "as_of")
+    assert {f"{f}_{m}" for f in families for m in ("recall@5", "citation")} | {"resolve_all"} <= set(report["scores"])
+    assert all({"right", "asked", "ratio"} == set(t) for t in report["scores"].values())
+
+
 def test_ingest(capsys: pytest.CaptureFixture[str]) -> None:
     ingest = load("ingest")
     argv = ["--pdf", FIXTURES / "sample_contract.pdf", "--limit-pages", 2, "--scaling-pages", 1, 2, "--json"]
