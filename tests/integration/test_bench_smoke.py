@@ -135,6 +135,13 @@ def test_revisions(bench_home: Path, bench_env: None, capsys: pytest.CaptureFixt
     assert all({"right", "asked", "ratio"} == set(t) for t in report["scores"].values())
 
 
+def test_stamps(capsys: pytest.CaptureFixture[str]) -> None:
+    stamps = load("stamps")
+    report = run(stamps, ["--pdfs", 0, "--pages", 1, "--json"], capsys)
+    assert report["pages"] == len(report["per_page"]) >= 1
+    assert {"corrupted", "stamp_words_in_spans", "stamp_recall", "boxes_moved", "ocr_cer_mean"} <= set(report)
+
+
 def test_ingest(capsys: pytest.CaptureFixture[str]) -> None:
     ingest = load("ingest")
     argv = ["--pdf", FIXTURES / "sample_contract.pdf", "--limit-pages", 2, "--scaling-pages", 1, 2, "--json"]

@@ -2,8 +2,10 @@
 
 A fragment ends at a line break of the text layer, where the next glyph starts a new line (a vertical
 jump or a step back to the left), or at a horizontal gap wide enough to be a column gutter or a table
-cell gap. Glyphs that are not upright or are giant (a diagonal ``DRAFT`` or ``SAMPLE`` watermark) go to
-stamp fragments instead.
+cell gap. Glyphs that are not upright, are giant (a diagonal ``DRAFT`` or ``SAMPLE`` watermark) or are painted
+see-through (a translucent ``CONFIDENTIAL`` or a reviewer's initials laid over the text), or are ink of another
+colour laid over the body's letters (:mod:`~kruschnexus.layout.overlays`: an opaque red ``PAID``) go to stamp
+fragments instead.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kruschnexus.layout.overlays import overlaid
 from kruschnexus.model import Rect, union
 from kruschnexus.parse.glyphs import Glyph, assemble
 
@@ -41,13 +44,16 @@ class Fragment:
 
 def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
     """Body fragments in text-layer order followed by stamp fragments."""
-    heights = [g.height for g in glyphs if g.rect is not None and g.is_upright and not g.ch.isspace()]
+    heights = [
+        g.height for g in glyphs if g.rect is not None and g.is_upright and not g.translucent and not g.ch.isspace()
+    ]
     median = statistics.median(heights) if heights else 0.0
     body: list[list[Glyph]] = []
     stamps: list[list[Glyph]] = []
     current: list[Glyph] = []
-    for g in glyphs:
-        if g.rect is not None and _is_stamp(g, median):
+    laid_over = overlaid(glyphs)
+    for index, g in enumerate(glyphs):
+        if g.rect is not None and (index in laid_over or _is_stamp(g, median)):
             if not g.ch.isspace():
                 if stamps and _continues_stamp(stamps[-1][-1], g):
                     stamps[-1].append(g)
@@ -69,7 +75,7 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
 
 
 def _is_stamp(g: Glyph, median: float) -> bool:
-    return not g.is_upright or (median > 0 and g.height > GIANT_FACTOR * median)
+    return g.translucent or not g.is_upright or (median > 0 and g.height > GIANT_FACTOR * median)
 
 
 def _continues_stamp(prev: Glyph, g: Glyph) -> bool:

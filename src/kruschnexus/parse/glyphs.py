@@ -38,12 +38,17 @@ class Glyph:
             line break that is not printed).
         angle: text direction in radians, clockwise, relative to the displayed page (0 = upright).
         bold: the glyph's font is bold.
+        translucent: the glyph is painted see-through (fill opacity below 98%): a stamp laid over the page, never
+            the body's ink.
+        color: its fill colour as ``0xRRGGBB`` (``None`` when the reader does not know it, as for OCR).
     """
 
     ch: str
     rect: Rect | None
     angle: float = 0.0
     bold: bool = False
+    translucent: bool = False
+    color: int | None = None
 
     @property
     def is_upright(self) -> bool:
@@ -103,7 +108,7 @@ def _split_shared_boxes(glyphs: Sequence[Glyph]) -> list[Glyph]:
             step = (rect[2] - rect[0]) / (j - k)
             for n, g in enumerate(glyphs[k:j]):
                 part = (rect[0] + n * step, rect[1], rect[0] + (n + 1) * step, rect[3])
-                out.append(Glyph(g.ch, part, g.angle, g.bold))
+                out.append(Glyph(g.ch, part, g.angle, g.bold, g.translucent, g.color))
         k = j
     return out
 

@@ -250,9 +250,14 @@ def _explain_open_error(message: str) -> str:
     return f"cannot open the PDF ({message})"
 
 
+#: Fill alpha (0-255) from which a glyph counts as opaque (below it: a see-through stamp).
+OPAQUE = 250
+
+
 def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Glyph]:
     handle = textpage.raw
     box = pdfium_c.FS_RECTF()
+    rgba = [ctypes.c_uint() for _ in range(4)]
     rotation = math.radians(transform.rotation)
     for i in range(textpage.count_chars()):
         code = pdfium_c.FPDFText_GetUnicode(handle, i)
@@ -265,8 +270,12 @@ def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Gly
             rect = transform.rect(box.left, box.bottom, box.right, box.top)
         angle = pdfium_c.FPDFText_GetCharAngle(handle, i)
         weight = pdfium_c.FPDFText_GetFontWeight(handle, i)
+        known = pdfium_c.FPDFText_GetFillColor(handle, i, *(ctypes.byref(v) for v in rgba))
+        r, g, b, a = (v.value for v in rgba)
+        color = (r << 16 | g << 8 | b) if known else None
         # pdfium measures clockwise in page space; the display turns the page clockwise by /Rotate.
-        yield Glyph(ch, rect, (angle + rotation) if angle >= 0 else 0.0, weight >= 600)
+        angle = (angle + rotation) if angle >= 0 else 0.0
+        yield Glyph(ch, rect, angle, weight >= 600, bool(known) and a < OPAQUE, color)
 
 
 #: A filled shape thinner than this (points) is a rule; stroked line segments always are.

@@ -1,0 +1,94 @@
+"""Ink laid over the body's text: glyphs of another colour printed on top of other text (a ``PAID`` or
+``RECEIVED`` stamp, a clerk's date, initials), found before lines are assembled so that their letters never join
+the body.
+
+Colour alone is not enough (a heading or a hyperlink may be coloured) and neither is overlap alone (loose glyph
+boxes of tightly leaded lines touch): a run of glyphs of one colour that is not the body's is an overlay when a
+good part of its letters lie on the body's letters.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from kruschnexus.model import Rect
+from kruschnexus.parse.glyphs import Glyph
+
+#: A glyph lies on the body when the body's glyph boxes cover at least this share of its box.
+COVERED = 0.4
+#: A run of one colour is an overlay when at least this share of its letters lie on the body (and one at least).
+RUN_SHARE = 0.3
+#: Colours closer than this (Euclidean distance in 0-255 RGB) are the same ink.
+SAME_INK = 60.0
+_CELL = 12.0
+
+
+def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
+    """Indices of the glyphs (spaces of their runs included) that are ink laid over the body's text."""
+    inked = [i for i, g in enumerate(glyphs) if g.rect is not None and g.color is not None and not g.ch.isspace()]
+    if not inked:
+        return set()
+    body_ink = Counter(glyphs[i].color for i in inked).most_common(1)[0][0]
+    assert body_ink is not None
+    other = [i for i in inked if _distance(glyphs[i].color, body_ink) > SAME_INK]
+    if not other:
+        return set()
+    grid = _Grid([glyphs[i].rect for i in inked if i not in set(other)])
+    on_body = {i for i in other if grid.covered(glyphs[i].rect) >= COVERED}
+    out: set[int] = set()
+    for run in _runs(glyphs, other):
+        lying = sum(1 for i in run if i in on_body)
+        if lying and lying >= RUN_SHARE * len(run):
+            out.update(range(run[0], run[-1] + 1))
+    return out
+
+
+def _runs(glyphs: Sequence[Glyph], other: list[int]) -> list[list[int]]:
+    """Glyphs of one colour that follow each other in the text layer (spaces and generated glyphs between them
+    allowed) grouped into runs."""
+    runs: list[list[int]] = []
+    for i in other:
+        if runs:
+            last = runs[-1][-1]
+            between = glyphs[last + 1 : i]
+            if glyphs[last].color == glyphs[i].color and all(g.rect is None or g.ch.isspace() for g in between):
+                runs[-1].append(i)
+                continue
+        runs.append([i])
+    return runs
+
+
+def _distance(a: int | None, b: int) -> float:
+    if a is None:
+        return 0.0
+    return float(sum(((a >> s & 255) - (b >> s & 255)) ** 2 for s in (16, 8, 0)) ** 0.5)
+
+
+class _Grid:
+    """Body glyph boxes bucketed by cells, for the share of a box they cover."""
+
+    def __init__(self, rects: Sequence[Rect | None]) -> None:
+        self.cells: dict[tuple[int, int], list[Rect]] = defaultdict(list)
+        for rect in rects:
+            if rect is not None:
+                for cell in _cells(rect):
+                    self.cells[cell].append(rect)
+
+    def covered(self, rect: Rect | None) -> float:
+        if rect is None:
+            return 0.0
+        area = (rect[2] - rect[0]) * (rect[3] - rect[1])
+        if area <= 0:
+            return 0.0
+        seen = {r for cell in _cells(rect) for r in self.cells.get(cell, [])}
+        overlap = sum(
+            max(0.0, min(rect[2], r[2]) - max(rect[0], r[0])) * max(0.0, min(rect[3], r[3]) - max(rect[1], r[1]))
+            for r in seen
+        )
+        return overlap / area
+
+
+def _cells(rect: Rect) -> list[tuple[int, int]]:
+    x0, y0, x1, y1 = (int(v // _CELL) for v in rect)
+    return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]

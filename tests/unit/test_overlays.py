@@ -1,0 +1,64 @@
+"""Ink laid over the body's text (layout/overlays.py): a run of another colour lying on the body's letters is a
+stamp; coloured text elsewhere, and touching boxes of one ink, are not."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kruschnexus.layout.fragments import split_fragments
+from kruschnexus.layout.overlays import overlaid
+from kruschnexus.parse.glyphs import Glyph
+
+BLACK, RED, BLUE = 0x000000, 0xD90D0D, 0x1A26A0
+
+
+def line(text: str, x: float, y: float, color: int, size: float = 11.0, width: float = 6.0) -> list[Glyph]:
+    """Glyphs of ``text`` on one line from ``x``, the line's top at ``y``."""
+    out = []
+    for k, ch in enumerate(text):
+        left = x + k * width
+        out.append(Glyph(ch, None if ch == " " else (left, y, left + width, y + size), color=color))
+    return out
+
+
+def body() -> list[Glyph]:
+    lines = ["Tenant shall pay the rent on the first day", "of each month without demand or offset."]
+    out: list[Glyph] = []
+    for k, text in enumerate(lines):
+        out += [*line(text, 72, 100 + 14 * k, BLACK), Glyph("\n", None)]
+    return out
+
+
+def test_a_red_word_lying_on_the_text_is_an_overlay_and_leaves_the_body_alone() -> None:
+    glyphs = body()
+    start = len(glyphs)
+    glyphs += line("PAID", 120, 102, RED, size=16, width=10)
+    assert overlaid(glyphs) == set(range(start, start + 4))
+    fragments = split_fragments(glyphs)
+    assert [f.text for f in fragments if not f.is_stamp] == [
+        "Tenant shall pay the rent on the first day",
+        "of each month without demand or offset.",
+    ]
+    assert [f.text for f in fragments if f.is_stamp] == ["PAID"]
+
+
+def test_coloured_text_that_lies_on_nothing_stays_body() -> None:
+    glyphs = [*line("Section 4. Rent", 72, 70, BLUE), Glyph("\n", None), *body()]
+    assert overlaid(glyphs) == set()
+
+
+def test_one_ink_never_overlays_itself_however_tight_the_leading() -> None:
+    glyphs = [*line("first line of text", 72, 100, BLACK), Glyph("\n", None), *line("second line", 72, 106, BLACK)]
+    assert overlaid(glyphs) == set()
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=40))
+def test_a_page_of_one_colour_has_no_overlay(places: list[tuple[int, int]]) -> None:
+    glyphs = [Glyph("x", (float(x), float(y), x + 6.0, y + 11.0), color=BLACK) for x, y in places]
+    assert overlaid(glyphs) == set()
+
+
+def test_glyphs_of_unknown_colour_are_never_overlays() -> None:
+    glyphs = [Glyph(g.ch, g.rect) for g in body()] + [Glyph(g.ch, g.rect) for g in line("PAID", 120, 102, RED, 16)]
+    assert overlaid(glyphs) == set()
