@@ -14,7 +14,9 @@ and reads each page twice, without and with its stamps; the unstamped page is th
 - ``stamp_recall``: of the vector stamps, those read as ``stamp`` blocks (their words in a stamp block);
 - ``boxes_moved``: spans with the same text on both pages whose boxes differ (more than 0.05 pt);
 - with ``--ocr``: each stamped page rendered to a 200 dpi bitmap and read by Tesseract: the character error rate of
-  its spans against the unstamped text layer's, and stamp words in OCR'd spans (target CER <= 2%).
+  its spans against the unstamped text layer's (an edit count over the spans joined in reading order, so a
+  different reading order counts too), beside the same for the unstamped page's scan, and stamp words in OCR'd
+  spans (target CER <= 2%).
 
     python bench/stamps.py [--pdfs 6] [--pages 2] [--ocr] [--json]
 """
@@ -73,6 +75,7 @@ class PageScore:
     stamps_found: list[str]
     boxes_moved: int
     ocr_cer: float | None = None
+    ocr_cer_unstamped: float | None = None
     ocr_stamp_words: list[str] = field(default_factory=list)
 
 
@@ -217,12 +220,15 @@ def score(name: str, plain: Path, stamped: Path, ocr: bool, folder: Path) -> lis
     clean = list(laid_out(plain))
     dirty = list(laid_out(stamped))
     scanned: list[tuple[Page, list[Chunk]]] = []
+    plain_scanned: list[tuple[Page, list[Chunk]]] = []
     if ocr:
         sys.path.insert(0, str(REPO))
         from tests.pdfgen import scanned_copy
 
         scan = scanned_copy(stamped, folder / f"{stamped.stem}_scan.pdf")
         scanned = list(laid_out(scan, OcrMode.ALWAYS))
+        plain_scan = scanned_copy(plain, folder / f"{plain.stem}_scan.pdf")
+        plain_scanned = list(laid_out(plain_scan, OcrMode.ALWAYS))
     for index, ((page, spans), (stamped_page, stamped_spans)) in enumerate(zip(clean, dirty, strict=True)):
         before = "\n".join(c.text for c in spans)
         after = "\n".join(c.text for c in stamped_spans)
@@ -240,8 +246,10 @@ def score(name: str, plain: Path, stamped: Path, ocr: bool, folder: Path) -> lis
         )
         if scanned:
             read = " ".join(" ".join(c.text for c in scanned[index][1]).split())
+            unstamped = " ".join(" ".join(c.text for c in plain_scanned[index][1]).split())
             truth = " ".join(before.split())
             result.ocr_cer = round(_edits(truth, read) / max(len(truth), 1), 4)
+            result.ocr_cer_unstamped = round(_edits(truth, unstamped) / max(len(truth), 1), 4)
             result.ocr_stamp_words = [w for w in STAMP_WORDS if w in read and w not in truth]
         scores.append(result)
     return scores
@@ -280,6 +288,7 @@ def summary(pages: list[PageScore], seconds: float) -> dict[str, Any]:
     corrupted = sum(p.corrupted for p in pages)
     found = sum(len(p.stamps_found) for p in pages)
     cers = [p.ocr_cer for p in pages if p.ocr_cer is not None]
+    plain_cers = [p.ocr_cer_unstamped for p in pages if p.ocr_cer_unstamped is not None]
     return {
         "pages": len(pages),
         "chars": chars,
@@ -290,6 +299,7 @@ def summary(pages: list[PageScore], seconds: float) -> dict[str, Any]:
         "boxes_moved": sum(p.boxes_moved for p in pages),
         "ocr_cer_mean": round(sum(cers) / len(cers), 4) if cers else None,
         "ocr_cer_max": max(cers) if cers else None,
+        "ocr_cer_unstamped_mean": round(sum(plain_cers) / len(plain_cers), 4) if plain_cers else None,
         "ocr_stamp_words": sum(len(p.ocr_stamp_words) for p in pages),
         "seconds": seconds,
         "per_page": [vars(p) for p in pages],
@@ -305,6 +315,7 @@ def render(report: dict[str, Any]) -> None:
     print(f"  spans whose boxes moved     {report['boxes_moved']}")
     if report["ocr_cer_mean"] is not None:
         print(f"  OCR CER mean / max          {report['ocr_cer_mean']:.4f} / {report['ocr_cer_max']:.4f}")
+        print(f"  OCR CER of unstamped scans  {report['ocr_cer_unstamped_mean']:.4f}")
         print(f"  stamp words in OCR'd spans  {report['ocr_stamp_words']}")
     for p in report["per_page"]:
         print(
