@@ -72,14 +72,14 @@ def titled_agreement(path: Path, title: str, parties: str, sections: list[tuple[
     width, height = letter
     c.setFont("Helvetica-Bold", 14)
     c.drawCentredString(width / 2, height - 72, title)
-    y = _draw_paragraph(c, height - 100, parties) - 12
+    y = draw_paragraph(c, height - 100, parties) - 12
     _draw_sections(c, y, sections)
     c.showPage()
     c.save()
     return path
 
 
-def _draw_paragraph(c: canvas.Canvas, y: float, text: str) -> float:
+def draw_paragraph(c: canvas.Canvas, y: float, text: str) -> float:
     """``text`` in 11 pt Times wrapped to the page's margins from ``y`` down; returns the next line's ``y``."""
     c.setFont("Times-Roman", 11)
     for line in simpleSplit(text, "Times-Roman", 11, letter[0] - 144):
@@ -93,7 +93,7 @@ def _draw_sections(c: canvas.Canvas, y: float, sections: list[tuple[str, str]]) 
     for heading, body in sections:
         c.setFont("Helvetica-Bold", 12)
         c.drawString(72, y, heading)
-        y = _draw_paragraph(c, y - 18, body) - 12
+        y = draw_paragraph(c, y - 18, body) - 12
 
 
 #: Headings (``I. Background``) and paragraphs (each a tuple of sentences) of :func:`numbered_opinion`.
@@ -244,7 +244,7 @@ def _lease(path: Path, clauses: list[tuple[str, str]], cover: bool) -> Path:
         for number, (title, body) in enumerate(clauses[start : start + 4], start=start + 1):
             c.setFont("Helvetica-Bold", 12)
             c.drawString(72, y, f"Section {number}. {title}")
-            y = _draw_paragraph(c, y - 18, body) - 16
+            y = draw_paragraph(c, y - 18, body) - 16
         c.showPage()
     c.save()
     return path
@@ -282,7 +282,7 @@ def code_chapter_revisions(folder: Path) -> list[Path]:
         for ident, title, body in sections:
             c.setFont("Helvetica-Bold", 12)
             c.drawString(72, y, f"{ident} {title}.")
-            y = _draw_paragraph(c, y - 18, body) - 16
+            y = draw_paragraph(c, y - 18, body) - 16
         c.showPage()
         c.save()
         out.append(path)

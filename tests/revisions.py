@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reportlab.lib.pagesizes import letter
-from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen import canvas
+
+from tests.pdfgen import draw_paragraph
 
 #: Clauses per page (each at most four lines: they always fit).
 PER_PAGE = 4
@@ -267,7 +268,7 @@ def _draw(path: Path, clauses: list[Clause], recitals: bool) -> list[Clause]:
     if recitals:
         c.setFont("Helvetica-Bold", 14)
         c.drawCentredString(width / 2, height - 72, "OFFICE LEASE: MERIDIAN TOWER")
-        _lines(c, height - 110, RECITALS)
+        draw_paragraph(c, height - 110, RECITALS)
         c.showPage()
         page += 1
     printed = []
@@ -280,17 +281,9 @@ def _draw(path: Path, clauses: list[Clause], recitals: bool) -> list[Clause]:
         for number, clause in enumerate(clauses[start : start + PER_PAGE], start=start + 1):
             c.setFont("Helvetica-Bold", 12)
             c.drawString(72, y, f"Section {number}. {clause.title}")
-            y = _lines(c, y - 18, clause.body) - 18
+            y = draw_paragraph(c, y - 18, clause.body) - 18
             printed.append(replace(clause, number=number, page=page))
         c.showPage()
         page += 1
     c.save()
     return printed
-
-
-def _lines(c: canvas.Canvas, y: float, text: str) -> float:
-    c.setFont("Times-Roman", 11)
-    for line in simpleSplit(text, "Times-Roman", 11, letter[0] - 144):
-        c.drawString(72, y, line)
-        y -= 14
-    return y
