@@ -325,7 +325,7 @@ def test_every_span_of_a_real_lease_resolves_to_its_page_after_a_page_is_removed
 def test_retrieval_across_revisions_keeps_its_floors(settings: Settings, tmp_path: Path) -> None:
     """bench/revisions.py on a small sample (4 revisions of the lease, seed 7, no scan): the right clause of the
     latest revision, of older ones by version:N and as_of:, and old citations resolved. First run: 13/15, 54/62,
-    41/47 and 47/47 (docs/versions.md); the floors leave a little room."""
+    41/47 and 47/47 (14/15 latest with legs_agree; bench/README.md); the floors leave a little room."""
     bench = load_bench("revisions")
     report = bench.run(settings, 4, 7, 0, tmp_path)
     scores = {name: tally.ratio() for name, tally in report.scores.items()}

@@ -124,6 +124,27 @@ def test_admission_routes_below_the_floor() -> None:
     assert score(top, FusionSettings(named_top=1), NamedSections(document=True, documents=2)).admitted
 
 
+@pytest.mark.parametrize(
+    ("dense_rank", "sparse_rank", "cosine", "coverage", "admitted"),
+    [
+        (1, 1, 0.446, 0.70, True),  # both legs' first, just under the floor, most words there
+        (1, 1, 0.39, 0.70, False),  # too far under the floor
+        (1, 1, 0.446, 0.40, False),  # too few of the question's words
+        (1, 2, 0.446, 0.70, False),  # the legs disagree
+        (2, 1, 0.446, 0.70, False),
+    ],
+)
+def test_a_span_both_legs_rank_first_is_admitted_just_under_the_floor(
+    dense_rank: int, sparse_rank: int, cosine: float, coverage: float, admitted: bool
+) -> None:
+    settings = FusionSettings(floor=0.45)
+    candidate = Candidate(
+        ("a", 1, 0), dense_rank=dense_rank, cosine=cosine, sparse_rank=sparse_rank, sparse_score=coverage
+    )
+    scored = score(candidate, settings, NamedSections())
+    assert scored.admitted == admitted and ("legs_agree" in scored.reasons) == admitted
+
+
 def test_a_line_that_opens_the_named_section_counts_as_in_it() -> None:
     opened = Candidate(key=("a", 6, 0), cosine=0.9, section="12", section_path=("12",), markers=("12", "12.1"))
     assert score(opened, SETTINGS, NamedSections(("12.1",))).admitted

@@ -70,6 +70,10 @@ class FusionSettings:
     coverage_floor: float = 0.9
     #: In a document the question names, a span either leg ranks this high is admitted below the floor.
     named_top: int = 3
+    #: A span both legs rank first is admitted this far below the floor when its lexical coverage reaches
+    #: :attr:`agree_coverage` (the legs agree on it, and the question's words are mostly there).
+    agree_margin: float = 0.05
+    agree_coverage: float = 0.5
     #: Candidates each leg contributes before fusion.
     dense_depth: int = 50
     sparse_depth: int = 50
@@ -153,6 +157,14 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     covered = candidate.sparse_score is not None and candidate.sparse_score >= settings.coverage_floor
     best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)
     top_of_named = named.document and best_rank <= settings.named_top * max(1, named.documents)
+    legs_agree = (
+        candidate.dense_rank == 1
+        and candidate.sparse_rank == 1
+        and candidate.cosine is not None
+        and candidate.cosine >= settings.floor - settings.agree_margin
+        and candidate.sparse_score is not None
+        and candidate.sparse_score >= settings.agree_coverage
+    )
     flags = {
         "section_locator_match": matched_section,
         "above_floor": above_floor,
@@ -161,6 +173,7 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
         "table_of_contents": candidate.contents,
         "heading_alone": candidate.title_only,
         "top_of_named_document": top_of_named,
+        "legs_agree": legs_agree,
     }
     reasons = [
         f"{leg}_rank_{rank}" for leg, rank in (("dense", candidate.dense_rank), ("sparse", candidate.sparse_rank))
@@ -174,6 +187,7 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
         or covered
         or candidate.fulltext_match
         or top_of_named
+        or legs_agree
         or (named.lookup_only and matched_section and not named.soft)
     ):
         rejected = REJECT_FLOOR
