@@ -123,14 +123,17 @@ SELECT_VECTORS_BY_KEY = sql.SQL(
     " WHERE workspace = %(workspace)s AND dim = %(dim)s AND embed_key = ANY(%(keys)s)"
 )
 SELECT_DOCUMENT_INFO = sql.SQL(_DOCUMENT_ROWS + " AND doc_id = %(doc_id)s")
-_SPAN_ROWS = (
-    "SELECT s.doc_id, d.source, d.name, d.version, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged,"
-    " s.locator, s.header, s.heading_path,"
-    " s.section, s.char_start, s.char_end, s.bbox, s.boxes, s.text, s.used_ocr, s.ordinal"
-    " FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
-    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
-    " WHERE s.workspace = %(workspace)s"
+#: The columns a hit is built from (``wire.hit_from_row``), for every query that returns spans as hits: written once.
+_HIT_COLUMN_LIST = (
+    "s.doc_id, d.source, d.name, d.version, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged,"
+    " s.locator, s.header, s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes,"
+    " s.text, s.used_ocr, s.ordinal"
 )
+_SPAN_FROM = (
+    "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
+)
+_SPAN_ROWS = "SELECT " + _HIT_COLUMN_LIST + " " + _SPAN_FROM + " WHERE s.workspace = %(workspace)s"
 SELECT_SPANS = sql.SQL(_SPAN_ROWS + " ORDER BY d.source, s.doc_id, s.page_number, s.ordinal")
 SELECT_DOCUMENT_HITS = sql.SQL(_SPAN_ROWS + " AND s.doc_id = %(doc_id)s ORDER BY s.page_number, s.ordinal")
 SELECT_PAGE_SPANS = sql.SQL(
@@ -328,15 +331,8 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     return sql.SQL(" AND ").join(clauses), params
 
 
-_HIT_COLUMNS = sql.SQL(
-    "s.doc_id, d.source, d.name, d.version, d.doc_type, s.page_number, p.label, p.locator IS NULL AS paged,"
-    " s.locator, s.header, s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes,"
-    " s.text, s.used_ocr, s.ordinal"
-)
-_FROM = sql.SQL(
-    "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
-    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
-)
+_HIT_COLUMNS = sql.SQL(_HIT_COLUMN_LIST)
+_FROM = sql.SQL(_SPAN_FROM)
 _ALL_TERMS = sql.SQL(
     "(numnode(plainto_tsquery('english', %(text)s)) > 0 AND s.tsv @@ plainto_tsquery('english', %(text)s))"
 )
