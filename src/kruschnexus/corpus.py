@@ -330,10 +330,10 @@ class Corpus:
             NotFoundError: the workspace does not exist, or has no document of that name.
         """
         self.require_exists()
-        infos = [d for d in self.documents() if d.name == name]
+        infos = [document_from_row(row) for row in self.store.versions(self.workspace, name)]
         if not infos:
             raise NotFoundError(f"no document named {name!r} in workspace {self.workspace!r}")
-        return sorted(infos, key=lambda d: d.version)
+        return infos
 
     def document(self, doc_id: str) -> DocumentInfo:
         """One stored document.

@@ -76,11 +76,6 @@ SELECT_STORED = sql.SQL(
     "SELECT doc_id, source, name, version, latest, ingested_at FROM documents"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
 )
-#: Every version of one name, oldest first.
-SELECT_VERSIONS = sql.SQL(
-    "SELECT doc_id, source, name, version, latest, ingested_at, page_count, extractor_version, chunker_version"
-    " FROM documents WHERE workspace = %(workspace)s AND name = %(name)s ORDER BY version"
-)
 INSERT_PAGE = sql.SQL(
     "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr,"
     " locator)"
@@ -105,6 +100,8 @@ _DOCUMENT_ROWS = (
     " version, latest FROM documents WHERE workspace = %(workspace)s"
 )
 SELECT_DOCUMENTS = sql.SQL(_DOCUMENT_ROWS + " ORDER BY name, version, doc_id")
+#: Every version of one name, oldest first (the ``SELECT_DOCUMENTS`` columns).
+SELECT_VERSIONS = sql.SQL(_DOCUMENT_ROWS + " AND name = %(name)s ORDER BY version")
 #: What deciding whether to read a document again needs: the versions that read it, and whether pages still lack text.
 SELECT_READ_VERSIONS = sql.SQL(
     "SELECT d.doc_id, d.source, d.doc_type, d.extractor_version, d.chunker_version,"
