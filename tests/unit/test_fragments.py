@@ -126,3 +126,30 @@ def test_bold_fragment() -> None:
 
 def test_empty_input() -> None:
     assert split_fragments([]) == []
+
+
+def test_a_marker_joined_across_a_wide_gap_records_where_the_gap_is() -> None:
+    marker = word_glyphs("3.1", 40, 100)
+    body = word_glyphs("Amended Articles", 80, 100)
+    frags = split_fragments([*marker, Glyph(" ", None), *body])
+    assert texts(frags) == ["3.1 Amended Articles"]
+    [join] = frags[0].joins
+    assert end_of(marker) < join < 80
+
+
+def test_a_currency_sign_printed_apart_from_its_figure_is_a_fragment_of_its_own() -> None:
+    """A statement's ``$`` column: the sign after a figure (the next column's) and before one, a few points away."""
+    first = word_glyphs("(1,234)", 100, 100)
+    sign = word_glyphs("$", end_of(first) + 4, 100)
+    figure = word_glyphs("5,678", end_of(sign) + 8, 100)
+    frags = split_fragments([*first, Glyph(" ", None), *sign, Glyph(" ", None), *figure])
+    assert texts(frags) == ["(1,234)", "$", "5,678"]
+
+
+def test_a_currency_sign_in_running_text_stays_in_it() -> None:
+    """``(as defined below) $3,000,000`` and ``of $ 21,614,000`` are prose: no split."""
+    words = word_glyphs("(as defined below)", 72, 100)
+    amount = word_glyphs("$3,000,000", end_of(words) + 4, 100)
+    spaced = word_glyphs("of $ 21,614,000", 72, 120)
+    frags = split_fragments([*words, Glyph(" ", None), *amount, *line_break(), *spaced])
+    assert texts(frags) == ["(as defined below) $3,000,000", "of $ 21,614,000"]

@@ -13,7 +13,7 @@ import pytest
 from kruschnexus.chunk.chunker import chunk_page, table_pieces
 from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.layout.cells import Table, cut_at, header_rows, is_figure
-from kruschnexus.layout.fragments import Fragment
+from kruschnexus.layout.fragments import Fragment, split_fragments
 from kruschnexus.layout.furniture import Furniture
 from kruschnexus.layout.grid import grids_of, merged_slots, rules_of
 from kruschnexus.layout.page import build_page
@@ -325,3 +325,77 @@ def test_table_pieces_cut_long_rows_between_cells_and_long_cells_into_windows() 
     assert [(p.locator or {}).get("col") for p in pieces] == [1, 2, 2, 3]
     assert [(p.locator or {}).get("col_end") for p in pieces] == [1, 2, 2, 3]
     assert table_pieces(text, cells, 40)[0].end == 40
+
+
+# --- financial statements (bench/tables.py scores the same on a printed 10-K) -----------------------------------
+
+
+def test_a_statement_with_a_sparse_currency_column_and_lone_label_rows_is_one_table() -> None:
+    lines: list[Line] = [
+        [("Current assets:", 40.0)],
+        [("Cash", 50.0), ("$", 300.0), ("16,058,714", 340.0), ("$", 420.0), ("5,993,388", 460.0)],
+        [("Inventory", 50.0), ("770,248", 355.0), ("668,525", 475.0)],
+        [("Prepaid expenses", 50.0), ("1,125,777", 345.0), ("1,167,068", 465.0)],
+        [("Changes in operating assets and liabilities:", 40.0)],
+        [("Total current assets", 40.0), ("$", 300.0), ("23,890,122", 340.0), ("$", 420.0), ("11,562,833", 460.0)],
+    ]
+    [table] = find_tables(frags_of(lines), [])[0]
+    texts = table_texts(table)
+    assert texts[0] == ["Current assets:", "", "", "", ""]
+    assert texts[1] == ["Cash", "$", "16,058,714", "$", "5,993,388"]
+    assert texts[2] == ["Inventory", "", "770,248", "", "668,525"]
+    assert texts[4][0] == "Changes in operating assets and liabilities:"
+    assert texts[5] == ["Total current assets", "$", "23,890,122", "$", "11,562,833"]
+
+
+def test_a_two_level_column_header_spans_the_columns_below_it() -> None:
+    """``Common Stock`` over ``Shares`` and ``Amount``; ``Total`` / ``Equity`` stacked over one column."""
+    lines: list[Line] = [
+        [("Common Stock", 262.0), ("Total", 455.0)],
+        [("Shares", 220.0), ("Amount", 330.0), ("Equity", 450.0)],
+        [("Balance, 2019", 40.0), ("18,215,069", 210.0), ("18,215", 335.0), ("(24,113,922)", 440.0)],
+        [("Net loss", 40.0), ("406,568", 225.0), ("407", 350.0), ("(3,142,714)", 445.0)],
+        [("Balance, 2020", 40.0), ("21,970,638", 210.0), ("21,971", 335.0), ("(24,796,965)", 440.0)],
+    ]
+    # underlines: Common Stock's over both columns, the others' over their own (y: just below each header line)
+    rules = [(205.0, 111.0, 370.0, 111.0), (205.0, 125.0, 265.0, 125.0), (325.0, 125.0, 370.0, 125.0)]
+    rules.append((435.0, 125.0, 505.0, 125.0))
+    [table] = find_tables(frags_of(lines), rules)[0]
+    assert table.header_rows == 2
+    common = next(c for c in table.cells if c.frags and c.frags[0].text == "Common Stock")
+    assert (common.row, common.col, common.col_span) == (1, 2, 2)
+    total = next(c for c in table.cells if c.frags and c.frags[0].text == "Total")
+    assert [f.text for f in total.frags] == ["Total", "Equity"]
+    assert (total.col, total.col_span) == (4, 1)
+    shares = next(c for c in table.cells if c.frags and c.frags[0].text == "Shares")
+    assert (shares.row, shares.col) == (2, 2)
+    assert table_texts(table)[2] == ["Balance, 2019", "18,215,069", "18,215", "(24,113,922)"]
+
+
+def test_a_title_centred_over_a_table_is_not_its_header() -> None:
+    title_x = (40.0 + 300.0 + 6 * W) / 2 - len("BALANCE SHEETS") * W / 2
+    lines: list[Line] = [
+        [("BALANCE SHEETS", title_x)],
+        [("2021", 200.0), ("2020", 300.0)],
+        [("Cash", 40.0), ("1,000", 200.0), ("2,000", 300.0)],
+        [("Inventory", 40.0), ("3,000", 200.0), ("4,000", 300.0)],
+        [("Goodwill", 40.0), ("5,000", 200.0), ("6,000", 300.0)],
+    ]
+    [table], rest = find_tables(frags_of(lines), [])
+    assert [f.text for f in rest] == ["BALANCE SHEETS"]
+    assert table_texts(table)[0] == ["", "2021", "2020"]
+
+
+def test_exhibit_numbers_joined_to_their_titles_are_cut_into_their_column() -> None:
+    """A marker-looking first column (``3.1``) kept joined to the text after a wide gap is cut back in a table."""
+    rows = [("3.1", "Articles of Incorporation", "8-K"), ("3.2", "Bylaws", "8-K"), ("10.1", "Lease agreement", "10-K")]
+    glyphs: list[Glyph] = []
+    for k, (number, title, form) in enumerate(rows):
+        y = 100.0 + k * PITCH
+        glyphs += [*glyph_run(number, 40.0, y), Glyph(" ", None), *glyph_run(title, 80.0, y), Glyph(" ", None)]
+        glyphs += [*glyph_run(form, 300.0, y), Glyph("\n", None)]
+    frags = split_fragments(glyphs)
+    assert frags[0].text == "3.1 Articles of Incorporation"
+    [table], rest = find_tables(frags, [])
+    assert rest == []
+    assert table_texts(table) == [list(row) for row in rows]

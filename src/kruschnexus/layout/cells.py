@@ -131,7 +131,14 @@ def _slice(frag: Fragment, lo: int, hi: int) -> Fragment | None:
     box = union(inked)
     if box is None:
         return None
-    return Fragment(frag.text[lo:hi], frag.rects[lo:hi], box, statistics.median(r[3] - r[1] for r in inked), frag.bold)
+    joins = tuple(x for x in frag.joins if box[0] < x < box[2])
+    size = statistics.median(r[3] - r[1] for r in inked)
+    return Fragment(frag.text[lo:hi], frag.rects[lo:hi], box, size, frag.bold, frag.is_stamp, joins)
+
+
+def unjoined(frag: Fragment) -> list[Fragment]:
+    """A fragment cut at its joins (wide gaps kept after a marker: ``3.1    Amended Articles``)."""
+    return cut_at(frag, frag.joins) if frag.joins else [frag]
 
 
 def cut_at(frag: Fragment, xs: Sequence[float]) -> list[Fragment]:
@@ -168,7 +175,7 @@ def checked(table: Table) -> Table | None:
     if any(sum(1 for t in row if _PARTY.match(t)) >= 2 for row in rows):
         return None
     bold = [all(f.bold for c in table.cells if c.row == r for f in c.frags) for r in range(1, table.rows + 1)]
-    table.header_rows = header_rows(rows, bold)
+    table.header_rows = table.header_rows or header_rows(rows, bold)
     if table.is_ruled:
         lines = [f.text for c in table.cells for f in c.frags]
         return None if sum(1 for t in lines if is_prose(t)) > MAX_PROSE_RULED * len(lines) else table

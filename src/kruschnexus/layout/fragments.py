@@ -21,6 +21,12 @@ from kruschnexus.parse.glyphs import Glyph, assemble
 
 #: A gap wider than this many glyph heights splits a line into two fragments.
 GAP_HEIGHTS = 1.2
+#: A currency sign alone (at a line start or after a wide gap) this many glyph heights before a figure is printed
+#: apart from it (a statement's ``$`` column; prose writes ``$5,000``).
+SIGN_BEFORE_GAP = 0.25
+#: A currency sign after a figure and a space starts the next figure (no one writes ``1,234 $`` in English).
+SIGN_AFTER_GAP = 0.15
+_SIGNS = frozenset("$€£¥")
 #: Glyphs taller than this many times the page's median height are stamps.
 GIANT_FACTOR = 3.0
 #: A run that is only a list or section marker stays joined to the text after a wide gap.
@@ -40,6 +46,9 @@ class Fragment:
     size: float
     bold: bool
     is_stamp: bool = False
+    #: x positions of wide gaps kept inside the run because the text before them is only a marker (``3.1``,
+    #: ``(a)``): a table reader may cut there (an exhibit number in its own column).
+    joins: tuple[float, ...] = ()
 
 
 def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
@@ -51,6 +60,7 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
     body: list[list[Glyph]] = []
     stamps: list[list[Glyph]] = []
     current: list[Glyph] = []
+    joins: dict[int, list[float]] = {}
     laid_over = overlaid(glyphs)
     for index, g in enumerate(glyphs):
         if g.rect is not None and (index in laid_over or _is_stamp(g, median)):
@@ -64,12 +74,15 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
             _flush(current, body)
             current = []
             continue
-        if g.rect is not None and current and _breaks(_last_rect(current), g.rect, current):
+        prev = _last_rect(current)
+        if g.rect is not None and current and (_breaks(prev, g.rect, current) or _sign_apart(current, g)):
             _flush(current, body)
             current = []
+        elif g.rect is not None and prev is not None and _wide(prev, g.rect):
+            joins.setdefault(len(body), []).append((prev[2] + g.rect[0]) / 2)
         current.append(g)
     _flush(current, body)
-    out = [f for f in (_make(run, False) for run in body) if f is not None]
+    out = [f for f in (_make(run, False, tuple(joins.get(k, ()))) for k, run in enumerate(body)) if f is not None]
     out.extend(f for f in (_make(run, True) for run in stamps) if f is not None)
     return out
 
@@ -99,9 +112,31 @@ def _breaks(prev: Rect | None, nxt: Rect, run: Sequence[Glyph]) -> bool:
         return True
     if nxt[0] < prev[0] - 0.5 * height:
         return True
-    if nxt[0] - prev[2] <= GAP_HEIGHTS * height:
+    if not _wide(prev, nxt):
         return False
     return _MARKER.match("".join(g.ch for g in run).strip()) is None
+
+
+def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
+    """A currency sign printed apart from the figure before or after it, as statements print their ``$`` column
+    (``1,234   $   5,678``): the sign is a fragment of its own."""
+    printed = [x for x in run if x.rect is not None and not x.ch.isspace()]
+    if not printed or g.rect is None:
+        return False
+    last = printed[-1]
+    assert last.rect is not None
+    gap = (g.rect[0] - last.rect[2]) / max(last.height, g.height, 1.0)
+    figure_end = "".join(x.ch for x in printed[-2:])
+    ends_figure = last.ch.isdigit() or last.ch in "—–" or (len(figure_end) == 2 and figure_end[0].isdigit())
+    after_figure = g.ch in _SIGNS and ends_figure and gap > SIGN_AFTER_GAP
+    alone = sum(1 for x in run if not x.ch.isspace()) == 1
+    before_figure = last.ch in _SIGNS and alone and (g.ch.isdigit() or g.ch == "(") and gap > SIGN_BEFORE_GAP
+    return after_figure or before_figure
+
+
+def _wide(prev: Rect, nxt: Rect) -> bool:
+    """The gap between two glyphs on one line is wide enough to be a gutter or a cell gap."""
+    return nxt[0] - prev[2] > GAP_HEIGHTS * max(prev[3] - prev[1], nxt[3] - nxt[1], 1.0)
 
 
 def _flush(run: list[Glyph], out: list[list[Glyph]]) -> None:
@@ -109,7 +144,7 @@ def _flush(run: list[Glyph], out: list[list[Glyph]]) -> None:
         out.append(run)
 
 
-def _make(run: Sequence[Glyph], is_stamp: bool) -> Fragment | None:
+def _make(run: Sequence[Glyph], is_stamp: bool, joins: tuple[float, ...] = ()) -> Fragment | None:
     lo, hi = 0, len(run)
     while lo < hi and (run[lo].rect is None or run[lo].ch.isspace()):
         lo += 1
@@ -125,4 +160,4 @@ def _make(run: Sequence[Glyph], is_stamp: bool) -> Fragment | None:
     size = statistics.median(r[3] - r[1] for r in inked)
     bold_count = sum(1 for g in run[lo:hi] if g.bold and not g.ch.isspace())
     visible = sum(1 for g in run[lo:hi] if not g.ch.isspace()) or 1
-    return Fragment(text, rects, box, size, bold_count * 2 > visible, is_stamp)
+    return Fragment(text, rects, box, size, bold_count * 2 > visible, is_stamp, joins)

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kruschnexus.layout.cells import (
     Table,
@@ -33,15 +35,30 @@ from kruschnexus.layout.cells import (
     centre,
     checked,
     cut_at,
+    is_figure,
     is_prose,
     mid_y,
     reading,
     text_lines,
+    unjoined,
 )
 from kruschnexus.layout.fragments import Fragment
-from kruschnexus.layout.grid import Grid, grids_of, merged_slots, rules_of
+from kruschnexus.layout.grid import Grid, Rule, grids_of, merged_slots, rules_of
 from kruschnexus.model import Rect, union
 
+#: A currency sign or a closing parenthesis printed apart from its figure (``$   1,234``): a column of these may be
+#: filled in few rows (a statement prints ``$`` on its first and total rows only).
+_SIGN = re.compile(r"^[$€£¥%)]$")
+#: Most printed lines of a column header above an aligned table's rows.
+MAX_HEADER_LINES = 8
+#: A header line lies within the table's columns, give or take this many points.
+HEADER_SLACK = 12.0
+#: A header run stacks on the cell below when its top is at most this many line heights above the cell's top.
+STACK_PITCH = 1.6
+#: A lone line above a table centred on it within this share of its width is its title, not a header.
+TITLE_CENTRE = 0.05
+#: A rule at most this many line heights below a header's text underlines it.
+UNDERLINE_GAP = 0.8
 #: Fewest printed lines in an aligned table.
 MIN_ALIGNED_ROWS = 3
 #: Consecutive rows of an aligned table are at most this many line heights apart (middle to middle).
@@ -61,7 +78,7 @@ def find_tables(frags: Sequence[Fragment], rulings: Sequence[Rect]) -> tuple[lis
         rulings: the page's drawn rules as rectangles (a stroked segment is a zero-thickness rectangle).
     """
     ruled, rest = _ruled_tables(frags, rulings)
-    aligned, rest = _aligned_tables(rest)
+    aligned, rest = _aligned_tables(rest, rules_of(rulings)[0])
     return ruled + aligned, rest
 
 
@@ -195,36 +212,120 @@ def _line_rows(row: Sequence[TableCell]) -> list[list[TableCell]] | None:
 # --- aligned tables ---------------------------------------------------------------------------------------------
 
 
-def _aligned_tables(frags: Sequence[Fragment]) -> tuple[list[Table], list[Fragment]]:
-    lines = text_lines(frags)
+def _aligned_tables(frags: Sequence[Fragment], underlines: Sequence[Rule] = ()) -> tuple[list[Table], list[Fragment]]:
+    """Aligned tables, read from the fragments cut at their joins (a marker column); a fragment outside every
+    table is given back whole."""
+    pieces = {id(f): unjoined(f) for f in frags}
+    lines = text_lines(p for f in frags for p in pieces[id(f)])
     tables: list[Table] = []
     taken: set[int] = set()
     i = 0
+    floor = 0
     while i < len(lines):
-        end, columns = _longest_run(lines, i)
-        table = _aligned_table(lines[i:end], columns) if end - i >= MIN_ALIGNED_ROWS else None
+        i, end, columns = _best_run(lines, i)
+        body = _label_start(lines, i, columns, floor) if end - i >= MIN_ALIGNED_ROWS else i
+        if body < i:
+            wider = columns_of(lines[body:end])
+            body, columns = (body, wider) if wider else (i, columns)
+        top = _header_start(lines, body, columns, floor) if end - i >= MIN_ALIGNED_ROWS else i
+        table = (
+            _aligned_table(lines[body:end], columns, lines[top:body], underlines)
+            if end - i >= MIN_ALIGNED_ROWS
+            else None
+        )
+        if table is None and top < i:
+            top, table = i, _aligned_table(lines[i:end], columns, [], underlines)
         if table is None:
             i += 1
             continue
         tables.append(table)
-        taken.update(id(f) for line in lines[i:end] for f in line)
-        i = end
-    return tables, [f for f in frags if id(f) not in taken]
+        taken.update(id(f) for line in lines[top:end] for f in line)
+        i = floor = end
+    return tables, [f for f in frags if not any(id(p) in taken for p in pieces[id(f)])]
+
+
+def _best_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, int, list[tuple[float, float]]]:
+    """The run from ``start``, or from one of the next few lines when that one reaches further and the lines
+    before it hold no figure (they are then a column header, whose runs need not fall into the body's columns)."""
+    end, columns = _longest_run(lines, start)
+    best = (start, end, columns)
+    for later in range(start + 1, min(start + MAX_HEADER_LINES, len(lines))):
+        if any(is_figure(f.text) for f in lines[later - 1]):
+            break
+        later_end, later_columns = _longest_run(lines, later)
+        if later_end > best[1]:
+            best = (later, later_end, later_columns)
+    return _below_words(lines, *best)
+
+
+def _below_words(
+    lines: Sequence[Sequence[Fragment]], start: int, end: int, columns: list[tuple[float, float]]
+) -> tuple[int, int, list[tuple[float, float]]]:
+    """A run whose first lines hold no figure above lines that do starts at its first figure: the lines of words
+    above are its column header (read by :func:`_header_cells`), not rows."""
+    first = next((k for k in range(start, end) if any(is_figure(f.text) for f in lines[k])), end)
+    if first == start or end - first < MIN_ALIGNED_ROWS:
+        return start, end, columns
+    narrower = columns_of(lines[first:end])
+    return (first, end, narrower) if narrower else (start, end, columns)
 
 
 def _longest_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, list[tuple[float, float]]]:
-    """End (exclusive) of the longest run of lines from ``start`` that share columns, and those columns."""
+    """End (exclusive) of the longest run of lines from ``start`` that share columns, and those columns.
+
+    A line of one fragment lying inside a column (a wrapped cell) may sit between two lines of the run; the run
+    never ends on one.
+    """
     if len(lines[start]) < 2:
         return start, []
     columns = columns_of(lines[start : start + 1])
+    if not columns:
+        return start, []
     end = start + 1
-    while end < len(lines) and len(lines[end]) >= 2 and _close(lines[end - 1], lines[end]):
-        wider = columns_of(lines[start : end + 1])
+    probe = end
+    while probe < len(lines) and _close(lines[probe - 1], lines[probe]):
+        if len(lines[probe]) < 2 and not _inside(lines[probe][0], columns):
+            break
+        wider = columns_of(lines[start : probe + 1])
         if not wider:
             break
         columns = wider
-        end += 1
-    return end, columns
+        probe += 1
+        if len(lines[probe - 1]) >= 2:
+            end = probe
+    return end, columns_of(lines[start:end]) if end > start + 1 else columns
+
+
+def _inside(frag: Fragment, columns: Sequence[tuple[float, float]]) -> bool:
+    """A lone run fits the table: inside one column, or a row label ending before the second column."""
+    return frag.rect[2] < columns[1][0] or any(lo - 1 <= frag.rect[0] and frag.rect[2] <= hi + 1 for lo, hi in columns)
+
+
+def _is_title(line: Sequence[Fragment], columns: Sequence[tuple[float, float]]) -> bool:
+    """A lone run reaching from the row labels' column into the figures', or centred on the table (a statement's
+    title: ``CONSOLIDATED BALANCE SHEETS``)."""
+    if len(line) != 1:
+        return False
+    x0, x1 = line[0].rect[0], line[0].rect[2]
+    middle, width = (columns[0][0] + columns[-1][1]) / 2, columns[-1][1] - columns[0][0]
+    return (x0 < columns[0][1] and x1 > columns[1][0]) or abs((x0 + x1) / 2 - middle) <= TITLE_CENTRE * width
+
+
+def _label_start(
+    lines: Sequence[Sequence[Fragment]], start: int, columns: Sequence[tuple[float, float]], floor: int
+) -> int:
+    """First line of the rows above ``start`` that hold only a row label (``Cash flows from operating
+    activities:`` above the first figures)."""
+    k = start
+    while (
+        k > floor
+        and len(lines[k - 1]) == 1
+        and lines[k - 1][0].rect[2] < columns[1][0]
+        and _close(lines[k - 1], lines[k])
+        and not _is_title(lines[k - 1], columns)
+    ):
+        k -= 1
+    return k
 
 
 def _close(upper: Sequence[Fragment], lower: Sequence[Fragment]) -> bool:
@@ -234,7 +335,8 @@ def _close(upper: Sequence[Fragment], lower: Sequence[Fragment]) -> bool:
 
 def columns_of(lines: Sequence[Sequence[Fragment]]) -> list[tuple[float, float]]:
     """Column x ranges shared by ``lines``: their fragments' x ranges merged; empty when a line puts two fragments
-    in one column, a column is filled in fewer than half of the lines, or there are fewer than two columns."""
+    in one column, a column is filled in fewer than half of the lines of two or more fragments (unless it holds
+    only currency signs), or there are fewer than two columns."""
     columns: list[tuple[float, float]] = []
     for lo, hi in sorted((f.rect[0], f.rect[2]) for line in lines for f in line):
         if columns and lo <= columns[-1][1]:
@@ -242,13 +344,16 @@ def columns_of(lines: Sequence[Sequence[Fragment]]) -> list[tuple[float, float]]
         else:
             columns.append((lo, hi))
     filled = [0] * len(columns)
+    marks = [True] * len(columns)
+    full = sum(1 for line in lines if len(line) >= 2)
     for line in lines:
         used = [_column_of(f, columns) for f in line]
         if len(set(used)) != len(used):
             return []
-        for k in used:
+        for k, f in zip(used, line, strict=True):
             filled[k] += 1
-    if len(columns) < 2 or any(n * 2 < len(lines) for n in filled):
+            marks[k] = marks[k] and _SIGN.match(f.text.strip()) is not None
+    if len(columns) < 2 or any(n * 2 < full and not mark for n, mark in zip(filled, marks, strict=True)):
         return []
     return columns
 
@@ -257,16 +362,127 @@ def _column_of(frag: Fragment, columns: Sequence[tuple[float, float]]) -> int:
     return next(k for k, (lo, hi) in enumerate(columns) if lo <= frag.rect[0] <= hi)
 
 
-def _aligned_table(lines: Sequence[Sequence[Fragment]], columns: Sequence[tuple[float, float]]) -> Table | None:
-    cells: list[TableCell] = []
-    for r, group in enumerate(_row_groups(lines, columns), start=1):
+def _aligned_table(
+    lines: Sequence[Sequence[Fragment]],
+    columns: Sequence[tuple[float, float]],
+    heads: Sequence[Sequence[Fragment]],
+    underlines: Sequence[Rule] = (),
+) -> Table | None:
+    cells, first = _header_cells(heads, columns, underlines)
+    for r, group in enumerate(_row_groups(lines, columns), start=first + 1):
         for k, (lo, hi) in enumerate(columns):
             frags = [f for line in group for f in line if _column_of(f, columns) == k]
             rect = union(f.rect for f in frags) or (lo, group[0][0].rect[1], hi, group[-1][0].rect[3])
             cells.append(TableCell(r, k + 1, rect, frags))
-    box = union(f.rect for line in lines for f in line)
+    box = union(f.rect for line in [*heads, *lines] for f in line)
     assert box is not None
-    return checked(Table(box, cells, is_ruled=False))
+    return checked(Table(box, cells, is_ruled=False, header_rows=first))
+
+
+# --- the header of an aligned table -----------------------------------------------------------------------------
+
+
+def _header_start(
+    lines: Sequence[Sequence[Fragment]], start: int, columns: Sequence[tuple[float, float]], floor: int
+) -> int:
+    """First line of the column header above an aligned table's rows (``start`` when there is none): up to
+    :data:`MAX_HEADER_LINES` close lines above it, none of them prose, lying within the table's width."""
+    lo, hi = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
+    k = start
+    while (
+        k > floor
+        and start - k < MAX_HEADER_LINES
+        and _close(lines[k - 1], lines[k])
+        and not _is_title(lines[k - 1], columns)
+        and all(lo <= f.rect[0] and f.rect[2] <= hi and not is_prose(f.text) for f in lines[k - 1])
+    ):
+        k -= 1
+    return k
+
+
+@dataclass
+class _Head:
+    """A header cell being built bottom-up: its fragments (top first) and the columns it covers."""
+
+    frags: list[Fragment]
+    first: int
+    last: int
+    level: int = 1
+
+    @property
+    def rect(self) -> Rect:
+        box = union(f.rect for f in self.frags)
+        assert box is not None
+        return box
+
+
+def _header_cells(
+    heads: Sequence[Sequence[Fragment]], columns: Sequence[tuple[float, float]], underlines: Sequence[Rule] = ()
+) -> tuple[list[TableCell], int]:
+    """Header cells and the number of header rows.
+
+    Read bottom-up: a run stacks on the cell just below it when each one's middle lies within the other's width
+    (``Number of`` / ``Securities`` / ``Underlying``, centred over one column); any other run starts a cell covering
+    the columns its underline overlaps (a rule drawn just below it, as statements underline ``Common Stock`` over
+    ``Shares`` and ``Amount``), else those its width overlaps (``OPTION AWARDS`` over six). A cell's level is one more than the highest cell
+    below it in the columns it covers; level 1 is the header row next to the body.
+    """
+    built: list[_Head] = []
+    for line in reversed(heads):
+        for frag in line:
+            below = next((h for h in built if _stacks(frag.rect, h)), None)
+            if below is not None:
+                below.frags.insert(0, frag)
+                below.first, below.last = _covered(union([frag.rect, below.rect]) or frag.rect, columns, underlines)
+            else:
+                built.append(_Head([frag], *_covered(frag.rect, columns, underlines)))
+    for head in sorted(built, key=lambda h: -h.rect[3]):
+        lower = [
+            h.level
+            for h in built
+            if h is not head and h.rect[1] >= head.rect[3] - 0.5 and h.first <= head.last and head.first <= h.last
+        ]
+        head.level = 1 + max(lower, default=0)
+    rows = max((h.level for h in built), default=0)
+    cells: list[TableCell] = []
+    for r in range(1, rows + 1):
+        row = sorted((h for h in built if rows - h.level + 1 == r), key=lambda h: h.first)
+        covered = {k for h in row for k in range(h.first, h.last + 1)}
+        cells += [TableCell(r, h.first + 1, h.rect, h.frags, 1, h.last - h.first + 1) for h in row]
+        top = min(h.rect[1] for h in row)
+        bottom = max(h.rect[3] for h in row)
+        cells += [
+            TableCell(r, k + 1, (lo, top, hi, bottom), []) for k, (lo, hi) in enumerate(columns) if k not in covered
+        ]
+    return sorted(cells, key=lambda c: (c.row, c.col)), rows
+
+
+def _stacks(rect: Rect, head: _Head) -> bool:
+    """A run sits on the header cell below it: just above it, each one's middle within the other's width."""
+    below = head.rect
+    height = max(rect[3] - rect[1], 1.0)
+    return (
+        0 <= below[1] - rect[1] <= STACK_PITCH * height
+        and below[0] <= centre(rect)[0] <= below[2]
+        and rect[0] <= centre(below)[0] <= rect[2]
+    )
+
+
+def _covered(rect: Rect, columns: Sequence[tuple[float, float]], underlines: Sequence[Rule] = ()) -> tuple[int, int]:
+    """First and last column a header covers: those its underline overlaps by more than a point, else those its
+    width overlaps, else the nearest one."""
+    middle = centre(rect)[0]
+    height = max(rect[3] - rect[1], 1.0)
+    rule = next(
+        (u for u in underlines if u.lo - 1 <= middle <= u.hi + 1 and 0 <= u.pos - rect[3] <= UNDERLINE_GAP * height),
+        None,
+    )
+    lo, hi = (rule.lo + 1, rule.hi - 1) if rule is not None else (rect[0], rect[2])
+    hit = [k for k, (a, b) in enumerate(columns) if a < hi and lo < b]
+    if hit:
+        return hit[0], hit[-1]
+    k = min(range(len(columns)), key=lambda k: abs((columns[k][0] + columns[k][1]) / 2 - middle))
+    return k, k
 
 
 def _row_groups(
