@@ -424,8 +424,8 @@ def _header_cells(
     Read bottom-up: a run stacks on the cell just below it when each one's middle lies within the other's width
     (``Number of`` / ``Securities`` / ``Underlying``, centred over one column); any other run starts a cell covering
     the columns its underline overlaps (a rule drawn just below it, as statements underline ``Common Stock`` over
-    ``Shares`` and ``Amount``), else those its width overlaps (``OPTION AWARDS`` over six). A cell's level is one more than the highest cell
-    below it in the columns it covers; level 1 is the header row next to the body.
+    ``Shares`` and ``Amount``), else those its width overlaps (``OPTION AWARDS`` over six). A cell's level is one
+    more than the highest cell below it in the columns it covers; level 1 is the header row next to the body.
     """
     built: list[_Head] = []
     for line in reversed(heads):
