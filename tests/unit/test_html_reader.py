@@ -109,6 +109,33 @@ def whole_text(el: Any) -> str:
     return squash("".join(parts))
 
 
+def statement_row_text(tr: Any, cells: list[dict[str, Any]]) -> str:
+    """A statement row's text from its cells: per cell, ``{header path}: {value}`` (no path for the label or
+    where there is none), a lone ``$`` joined to the value after it, a lone ``)`` or ``%`` to the one before."""
+    values: list[str] = []
+    sign = ""
+    for td in (c for c in tr if c.tag in ("td", "th") and not _unseen(c)):
+        text = " ".join(whole_text(td).split())
+        if not shows_something(text):
+            continue
+        if text in ("$", "€", "£"):
+            sign += text
+        elif re.fullmatch(r"[)%]+", text) and values:
+            values[-1] += text
+        else:
+            values.append(sign + text)
+            sign = ""
+    assert len(values) == len(cells)
+    lines = []
+    for k, (value, cell) in enumerate(zip(values, cells, strict=True)):
+        labelled = cell["header"] and (k or re.fullmatch(r"[($€£]*\s*\d[\d,]*(?:\.\d+)?\s*[)%]*|[—–-]", value))
+        lines.append(f"{' > '.join(cell['header'])}: {value}" if labelled else value)
+    text = "\n".join(lines)
+    for value, cell in zip(values, cells, strict=True):
+        assert text[cell["start"] : cell["end"]] == value
+    return text
+
+
 def parse_kept(path: Path, encoding: str) -> Any:
     """The file parsed by lxml as a browser would see it, with the encoding the reader reported."""
     text = path.read_bytes().decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
@@ -119,6 +146,8 @@ def parse_kept(path: Path, encoding: str) -> Any:
 def text_at(tree: Any, locator: dict[str, Any]) -> str:
     """A unit's text, re-derived from the parsed file at its locator."""
     [el] = tree.xpath(locator["path"])
+    if el.tag == "tr" and "cells" in locator:
+        return statement_row_text(el, locator["cells"])
     if el.tag == "tr":  # a hanging-indent row: its cells' text joined by a space
         cells = (whole_text(c) for c in el if c.tag in ("td", "th"))
         return " ".join(t for t in cells if shows_something(t))
@@ -167,7 +196,7 @@ def test_fixture_is_current() -> None:
 
 
 def test_every_unit_is_its_element_text(filing: list[Any]) -> None:
-    assert len(filing) == 33
+    assert len(filing) == 25
 
 
 def test_meta_records_encoding_title_and_furniture() -> None:
@@ -175,7 +204,7 @@ def test_meta_records_encoding_title_and_furniture() -> None:
     assert meta == {
         "encoding": "cp1252",
         "encoding_source": "meta",
-        "units": 33,
+        "units": 25,
         "furniture_dropped": 3,
         "title": "Office Lease – Harbor Point",
         "sgml": {"type": "EX-10.2", "sequence": "3", "filename": "html_filing.htm", "description": "OFFICE LEASE"},
@@ -222,12 +251,31 @@ def test_nested_blocks_are_not_repeated(filing: list[Any]) -> None:
     assert [p.locator["path"].rsplit("/", 1)[1] for p in items] == ["li[1]", "li[2]", "li[3]"]
 
 
-def test_table_cells_and_hanging_rows(filing: list[Any]) -> None:
-    cell = by_text(filing, "Third Lease Year")
-    assert {k: cell.locator[k] for k in ("table", "row", "col")} == {"table": 1, "row": 4, "col": 1}
-    assert cell.blocks[0].kind.value == "table" and cell.place == f"Block {cell.locator['index']}"
-    header = by_text(filing, "Monthly")
-    assert header.text == "Monthly Installment" and header.locator["path"].endswith("tr[1]/th[3]")
+def test_statement_rows_carry_their_figures_with_header_paths(filing: list[Any]) -> None:
+    """A table of figures (the rent schedule) is read a row at a time, each figure after its column's header."""
+    row = by_text(filing, "Third Lease Year")
+    assert row.text == (
+        "Third Lease Year escalation step\nAnnual Base Rent: $328,879.00\nMonthly Installment: $27,406.58"
+    )
+    assert {k: row.locator[k] for k in ("table", "row")} == {"table": 1, "row": 4} and "col" not in row.locator
+    assert row.locator["path"].endswith("table[1]/tr[4]")
+    assert row.blocks[0].kind.value == "table" and row.place == f"Block {row.locator['index']}"
+    cells = row.locator["cells"]
+    assert [(c["col"], c["header"]) for c in cells] == [
+        (1, ["Period"]),
+        (2, ["Annual Base Rent"]),
+        (3, ["Monthly Installment"]),
+    ]
+    assert [row.text[c["start"] : c["end"]] for c in cells] == [
+        "Third Lease Year escalation step",
+        "$328,879.00",
+        "$27,406.58",
+    ]
+    header = by_text(filing, "Period")
+    assert header.text == "Period\nAnnual Base Rent\nMonthly Installment" and header.locator["path"].endswith("tr[1]")
+
+
+def test_hanging_rows(filing: list[Any]) -> None:
     row = by_text(filing, "(a) The late charge")
     assert row.locator["path"].endswith("table[2]/tr") and "col" not in row.locator
     assert row.blocks[0].kind.value == "paragraph"

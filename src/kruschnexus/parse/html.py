@@ -182,6 +182,7 @@ class _Table:
     number: int
     rows: dict[Any, int]  # the table's own tr elements -> 1-based row number
     is_data: bool
+    first: int = 0  # index of the table's first candidate
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,6 +191,7 @@ class _Cell:
     row: int
     col: int | None
     tr: Any
+    span: int = 1
 
 
 @dataclass(eq=False)
@@ -215,6 +217,7 @@ class _Candidate:
     cell: _Cell | None
     page: int
     bullet: bool = False
+    cells: list[dict[str, Any]] | None = None  # a statement row's cells: col, header path, offsets in ``text``
 
 
 class _Walker:
@@ -256,7 +259,8 @@ class _Walker:
             self._table_count += 1
             rows = element.xpath("./tr|./*/tr")
             cells = sum(1 for tr in rows for cell in tr if cell.tag in _CELL_TAGS)
-            self._tables.append(_Table(self._table_count, {tr: n for n, tr in enumerate(rows, 1)}, cells > 1))
+            numbers = {tr: n for n, tr in enumerate(rows, 1)}
+            self._tables.append(_Table(self._table_count, numbers, cells > 1, len(self.candidates)))
         elif tag == "tr":
             self._rows.append(len(self.candidates))
         if tag == "br":
@@ -278,7 +282,7 @@ class _Walker:
         if tag == "tr":
             self._close_row(element, self._rows.pop())
         elif tag == "table":
-            self._tables.pop()
+            self._close_table(self._tables.pop())
         self._styles.pop()
         if _BREAK_AFTER.search(style):
             self._page += 1
@@ -299,7 +303,7 @@ class _Walker:
             return None
         before = [c for c in element.itersiblings(preceding=True) if c.tag in _CELL_TAGS]
         col = 1 + sum(_colspan(c) for c in before)
-        return _Cell(table.number, table.rows[tr], col, tr)
+        return _Cell(table.number, table.rows[tr], col, tr, _colspan(element))
 
     def _add_text(self, text: str | None) -> None:
         if not text or not self._blocks:
@@ -351,6 +355,93 @@ class _Walker:
         text = f"{a.text} {b.text}"
         merged = _Candidate(tr, "tr", None, 1, text, a.emphasised and b.emphasised, cell, a.page, a.text in _BULLETS)
         self.candidates[first:] = [merged]
+
+
+    def _close_table(self, table: _Table) -> None:
+        """A statement (a table of figures) becomes one unit per row, each figure labelled with its header path."""
+        mine = [
+            c
+            for c in self.candidates[table.first :]
+            if c.cell is not None and c.cell.table == table.number and c.cell.col is not None
+        ]
+        rows: dict[int, list[_Candidate]] = {}
+        for candidate in mine:
+            assert candidate.cell is not None
+            rows.setdefault(candidate.cell.row, []).append(candidate)
+        if sum(1 for row in rows.values() if _figure_row(row)) < STATEMENT_ROWS:
+            return
+        first = min(r for r, row in rows.items() if _figure_row(row))
+        headers = [_cells_of(rows[r]) for r in sorted(rows) if r < first]
+        headers = [row for row in headers if len(row) > 1]  # a title row spanning the table is no column's header
+        merged = {id(row[0]): _statement_row(row, headers if r >= first else []) for r, row in rows.items()}
+        taken = {id(c) for c in mine}
+        kept = [c for c in self.candidates[table.first :] if id(c) not in taken or id(c) in merged]
+        self.candidates[table.first :] = [merged.get(id(c), c) for c in kept]
+
+
+#: A table with at least this many rows holding a figure beside other cells is a statement (see :func:`_statement_row`).
+STATEMENT_ROWS = 2
+_FIGURE_CELL = re.compile(r"[($€£]*\s*\d[\d,]*(?:\.\d+)?\s*[)%]*|[—–-]")
+_SIGN_CELL = re.compile(r"[$€£]")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_CLOSING_CELL = re.compile(r"[)%]+")
+
+
+def _figure_row(row: Sequence[_Candidate]) -> bool:
+    """A row with a figure after its first cell (a year, ``2021``, heads a column: not a figure)."""
+    return len(row) >= 2 and any(_FIGURE_CELL.fullmatch(c.text) and not _YEAR.fullmatch(c.text) for c in row[1:])
+
+
+def _cells_of(row: Sequence[_Candidate]) -> list[tuple[str, int, int]]:
+    """``(text, col, span)`` of a row's cells, spaces folded: the runs of one cell (its paragraphs, its lines)
+    joined by a space."""
+    out: list[tuple[str, int, int]] = []
+    for c in row:
+        assert c.cell is not None and c.cell.col is not None
+        text = " ".join(c.text.split())
+        if out and out[-1][1] == c.cell.col:
+            out[-1] = (f"{out[-1][0]} {text}", c.cell.col, out[-1][2])
+        else:
+            out.append((text, c.cell.col, c.cell.span))
+    return out
+
+
+def _statement_row(row: Sequence[_Candidate], headers: Sequence[Sequence[tuple[str, int, int]]]) -> _Candidate:
+    """A row of a statement as one unit at its ``tr``: its label, then ``{header path}: {value}`` per cell, a
+    currency sign or closing parenthesis printed in a cell of its own joined to its figure. The header path of a
+    column is the text of every header cell above it (spanning ones included), top first."""
+    groups: list[tuple[str, int]] = []
+    sign = ""
+    for value, col, _ in _cells_of(row):
+        if _SIGN_CELL.fullmatch(value):
+            sign += value
+        elif _CLOSING_CELL.fullmatch(value) and groups:
+            groups[-1] = (groups[-1][0] + value, groups[-1][1])
+        else:
+            groups.append((f"{sign}{value}", col))
+            sign = ""
+    text = ""
+    cells: list[dict[str, Any]] = []
+    for k, (value, col) in enumerate(groups):
+        path = _header_path(headers, col) if headers else []
+        prefix = f"{' > '.join(path)}: " if path and (k or _FIGURE_CELL.fullmatch(value)) else ""
+        text += ("\n" if text else "") + prefix
+        cells.append({"col": col, "header": path, "start": len(text), "end": len(text) + len(value)})
+        text += value
+    head = row[0]
+    assert head.cell is not None
+    cell = _Cell(head.cell.table, head.cell.row, 1, head.cell.tr)
+    emphasised = all(c.emphasised for c in row)
+    return _Candidate(head.cell.tr, "tr", None, 1, text, emphasised, cell, head.page, False, cells)
+
+
+def _header_path(headers: Sequence[Sequence[tuple[str, int, int]]], col: int) -> list[str]:
+    path: list[str] = []
+    for row in headers:
+        for text, first, span in row:
+            if first <= col < first + span and (not path or path[-1] != text):
+                path.append(text)
+    return path
 
 
 def _emphasis(tag: str, style: str, outer: tuple[bool, bool]) -> tuple[bool, bool]:
@@ -409,7 +500,9 @@ def _unit(number: int, candidate: _Candidate, tree: Any) -> Unit:
     cell = candidate.cell
     if cell is not None:
         locator["table"], locator["row"] = cell.table, cell.row
-        if cell.col is not None:
+        if candidate.cells is not None:
+            locator["cells"] = candidate.cells
+        elif cell.col is not None:
             locator["col"] = cell.col
     kind, level = _kind(candidate)
     return Unit(candidate.text, kind, locator, level)
