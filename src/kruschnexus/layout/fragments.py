@@ -127,7 +127,7 @@ def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
     assert last.rect is not None
     gap = (g.rect[0] - last.rect[2]) / max(last.height, g.height, 1.0)
     figure_end = "".join(x.ch for x in printed[-2:])
-    ends_figure = last.ch.isdigit() or last.ch in "—–" or (len(figure_end) == 2 and figure_end[0].isdigit())
+    ends_figure = last.ch.isdigit() or last.ch in "—–" or (last.ch in ")%" and figure_end[:1].isdigit())
     after_figure = g.ch in _SIGNS and ends_figure and gap > SIGN_AFTER_GAP
     alone = sum(1 for x in run if not x.ch.isspace()) == 1
     before_figure = last.ch in _SIGNS and alone and (g.ch.isdigit() or g.ch == "(") and gap > SIGN_BEFORE_GAP
