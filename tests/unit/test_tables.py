@@ -399,3 +399,37 @@ def test_exhibit_numbers_joined_to_their_titles_are_cut_into_their_column() -> N
     [table], rest = find_tables(frags, [])
     assert rest == []
     assert table_texts(table) == [list(row) for row in rows]
+
+
+def test_a_run_reaching_into_the_next_column_at_a_space_is_cut_there() -> None:
+    """``Form of Indemnity Agree 10-Q``: the title printed up to the form column is one run; the table
+    cuts it where the column starts, at the space, and gives back nothing twice."""
+    lines: list[Line] = [
+        [("10.16", 40.0), ("Lease agreement", 80.0), ("8-K", 200.0), ("99.1", 260.0)],
+        [("10.17", 40.0), ("Form of Indemnity Agree 10-Q", 80.0), ("99.2", 260.0)],
+        [("10.18", 40.0), ("Warrant Agreement", 80.0), ("10-K", 200.0), ("99.3", 260.0)],
+        [("10.19", 40.0), ("Loan Agreement", 80.0), ("8-K", 200.0), ("99.4", 260.0)],
+    ]
+    frags = frags_of(lines)
+    assert frags[5].rect[2] > 200.0  # "Form of Indemnity 10-Q" reaches into the form column
+    [table], rest = find_tables(frags, [])
+    assert rest == []
+    assert table_texts(table)[1] == ["10.17", "Form of Indemnity Agree", "10-Q", "99.2"]
+    assert sum(len(c.frags) for c in table.cells) == len(frags) + 1
+
+
+def test_a_run_crossing_a_column_inside_a_word_is_not_cut() -> None:
+    lines: list[Line] = [
+        [("Cash", 40.0), ("1,000", 200.0), ("2,000", 300.0)],
+        [("Inventory", 40.0), ("3,000", 200.0), ("4,000", 300.0)],
+        [("Accumulatedcomprehensiveincome", 40.0), ("5,000", 300.0)],
+        [("Goodwill", 40.0), ("7,000", 200.0), ("8,000", 300.0)],
+    ]
+    tables, _ = find_tables(frags_of(lines), [])
+    assert all("Accumulatedcomprehensiveincome" in " ".join(f.text for c in t.cells for f in c.frags) for t in tables)
+    assert not any(
+        f.text.startswith("Accumulated") and f.text != "Accumulatedcomprehensiveincome"
+        for t in tables
+        for c in t.cells
+        for f in c.frags
+    )

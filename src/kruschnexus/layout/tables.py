@@ -215,14 +215,15 @@ def _line_rows(row: Sequence[TableCell]) -> list[list[TableCell]] | None:
 def _aligned_tables(frags: Sequence[Fragment], underlines: Sequence[Rule] = ()) -> tuple[list[Table], list[Fragment]]:
     """Aligned tables, read from the fragments cut at their joins (a marker column); a fragment outside every
     table is given back whole."""
-    pieces = {id(f): unjoined(f) for f in frags}
-    lines = text_lines(p for f in frags for p in pieces[id(f)])
+    pieces = [(p, f) for f in frags for p in unjoined(f)]
+    owner = {id(p): f for p, f in pieces}  # a piece -> the fragment it was cut from
+    lines = text_lines(p for p, _ in pieces)
     tables: list[Table] = []
     taken: set[int] = set()
     i = 0
     floor = 0
     while i < len(lines):
-        i, end, columns = _best_run(lines, i)
+        i, end, columns = _best_run(lines, i, owner)
         body = _label_start(lines, i, columns, floor) if end - i >= MIN_ALIGNED_ROWS else i
         if body < i:
             wider = columns_of(lines[body:end])
@@ -241,18 +242,21 @@ def _aligned_tables(frags: Sequence[Fragment], underlines: Sequence[Rule] = ()) 
         tables.append(table)
         taken.update(id(f) for line in lines[top:end] for f in line)
         i = floor = end
-    return tables, [f for f in frags if not any(id(p) in taken for p in pieces[id(f)])]
+    kept = {id(owner[k]) for k in taken}
+    return tables, [f for f in frags if id(f) not in kept]
 
 
-def _best_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, int, list[tuple[float, float]]]:
+def _best_run(
+    lines: list[list[Fragment]], start: int, owner: dict[int, Fragment]
+) -> tuple[int, int, list[tuple[float, float]]]:
     """The run from ``start``, or from one of the next few lines when that one reaches further and the lines
     before it hold no figure (they are then a column header, whose runs need not fall into the body's columns)."""
-    end, columns = _longest_run(lines, start)
+    end, columns = _longest_run(lines, start, owner)
     best = (start, end, columns)
     for later in range(start + 1, min(start + MAX_HEADER_LINES, len(lines))):
         if any(is_figure(f.text) for f in lines[later - 1]):
             break
-        later_end, later_columns = _longest_run(lines, later)
+        later_end, later_columns = _longest_run(lines, later, owner)
         if later_end > best[1]:
             best = (later, later_end, later_columns)
     return _below_words(lines, *best)
@@ -270,11 +274,14 @@ def _below_words(
     return (first, end, narrower) if narrower else (start, end, columns)
 
 
-def _longest_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, list[tuple[float, float]]]:
+def _longest_run(
+    lines: list[list[Fragment]], start: int, owner: dict[int, Fragment]
+) -> tuple[int, list[tuple[float, float]]]:
     """End (exclusive) of the longest run of lines from ``start`` that share columns, and those columns.
 
     A line of one fragment lying inside a column (a wrapped cell) may sit between two lines of the run; the run
-    never ends on one.
+    never ends on one. A line whose run reaches into the next column at a space (``... Norman DesRosiers 10-Q``, a
+    title printed up to the form column) is cut there (in ``lines``; ``owner`` learns the pieces).
     """
     if len(lines[start]) < 2:
         return start, []
@@ -287,6 +294,11 @@ def _longest_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, 
         if len(lines[probe]) < 2 and not _inside(lines[probe][0], columns):
             break
         wider = columns_of(lines[start : probe + 1])
+        if not wider and (cut := _cut_at_columns(lines[probe], columns)) is not None:
+            wider = columns_of([*lines[start:probe], [piece for piece, _ in cut]])
+            if wider:
+                owner.update((id(piece), owner[id(source)]) for piece, source in cut)
+                lines[probe] = [piece for piece, _ in cut]
         if not wider:
             break
         columns = wider
@@ -294,6 +306,28 @@ def _longest_run(lines: Sequence[Sequence[Fragment]], start: int) -> tuple[int, 
         if len(lines[probe - 1]) >= 2:
             end = probe
     return end, columns_of(lines[start:end]) if end > start + 1 else columns
+
+
+def _cut_at_columns(
+    line: Sequence[Fragment], columns: Sequence[tuple[float, float]]
+) -> list[tuple[Fragment, Fragment]] | None:
+    """The line with each run that reaches into a later column at a space cut there, as ``(piece, the run it was
+    cut from)``; ``None`` when no run is cut."""
+    out: list[tuple[Fragment, Fragment]] = []
+    for frag in line:
+        starts = [lo for lo, _ in columns[1:] if frag.rect[0] < lo - 1 < frag.rect[2] - 1]
+        pieces = cut_at(frag, [lo - 0.5 for lo in starts]) if starts else [frag]
+        if len(pieces) > 1 and all(_after_space(frag, piece) for piece in pieces[1:]):
+            out.extend((piece, frag) for piece in pieces)
+        else:
+            out.append((frag, frag))
+    return out if len(out) > len(line) else None
+
+
+def _after_space(frag: Fragment, piece: Fragment) -> bool:
+    """The piece of ``frag`` starts right after a space of it (a word boundary, not inside a word)."""
+    first = next((k for k, r in enumerate(frag.rects) if r is not None and r == piece.rects[0]), 0)
+    return first > 0 and frag.text[first - 1].isspace()
 
 
 def _inside(frag: Fragment, columns: Sequence[tuple[float, float]]) -> bool:
