@@ -356,7 +356,6 @@ class _Walker:
         merged = _Candidate(tr, "tr", None, 1, text, a.emphasised and b.emphasised, cell, a.page, a.text in _BULLETS)
         self.candidates[first:] = [merged]
 
-
     def _close_table(self, table: _Table) -> None:
         """A statement (a table of figures) becomes one unit per row, each figure labelled with its header path."""
         mine = [
