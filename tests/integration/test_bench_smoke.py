@@ -142,6 +142,16 @@ def test_stamps(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"corrupted", "stamp_words_in_spans", "stamp_recall", "boxes_moved", "ocr_cer_mean"} <= set(report)
 
 
+@pytest.mark.skipif(
+    shutil.which("chromium") is None and os.environ.get("NEXUS_REQUIRE_BROWSER") != "1",
+    reason="Chromium is not installed (bench/tables.py prints HTML with it)",
+)
+def test_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    report = run(load("tables"), ["--sample", "--json"], capsys)
+    assert {"precision", "recall", "f1", "text_exact", "median_iou", "per_table"} <= set(report)
+    assert report["tables"] == 2 and report["truth_cells"] > 0
+
+
 def test_ingest(capsys: pytest.CaptureFixture[str]) -> None:
     ingest = load("ingest")
     argv = ["--pdf", FIXTURES / "sample_contract.pdf", "--limit-pages", 2, "--scaling-pages", 1, 2, "--json"]

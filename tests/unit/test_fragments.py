@@ -147,9 +147,12 @@ def test_a_currency_sign_printed_apart_from_its_figure_is_a_fragment_of_its_own(
 
 
 def test_a_currency_sign_in_running_text_stays_in_it() -> None:
-    """``(as defined below) $3,000,000`` and ``of $ 21,614,000`` are prose: no split."""
+    """``(as defined below) $3,000,000``, ``of $ 21,614,000`` and ``exceed (1) $2,500,000`` are prose: no split."""
     words = word_glyphs("(as defined below)", 72, 100)
     amount = word_glyphs("$3,000,000", end_of(words) + 4, 100)
     spaced = word_glyphs("of $ 21,614,000", 72, 120)
-    frags = split_fragments([*words, Glyph(" ", None), *amount, *line_break(), *spaced])
-    assert texts(frags) == ["(as defined below) $3,000,000", "of $ 21,614,000"]
+    clause = word_glyphs("exceed (1)", 72, 140)
+    cap = word_glyphs("$2,500,000", end_of(clause) + 4, 140)
+    glyphs = [*words, Glyph(" ", None), *amount, *line_break(), *spaced, *line_break(), *clause, Glyph(" ", None)]
+    frags = split_fragments([*glyphs, *cap])
+    assert texts(frags) == ["(as defined below) $3,000,000", "of $ 21,614,000", "exceed (1) $2,500,000"]

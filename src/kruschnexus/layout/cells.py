@@ -39,6 +39,7 @@ _MARKER = re.compile(
 )
 _CONTACT = re.compile(r"^(?:phone|tel|telephone|fax|facsimile|e-?mail|attn|attention)\s*[:.]", re.IGNORECASE)
 _LEADER = re.compile(r"(?:\.\s?){5,}")
+_LIST_MARKER = re.compile(r"^(?:\(?[0-9A-Za-z]{1,4}[.)]|[•·\-–])$")
 _PAGE_REF = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,6})$", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _FIGURE_CHARS = frozenset("0123456789$€£%.,:;/-–()[]*#<>=+x×")
@@ -137,8 +138,12 @@ def _slice(frag: Fragment, lo: int, hi: int) -> Fragment | None:
 
 
 def unjoined(frag: Fragment) -> list[Fragment]:
-    """A fragment cut at its joins (wide gaps kept after a marker: ``3.1    Amended Articles``)."""
-    return cut_at(frag, frag.joins) if frag.joins else [frag]
+    """A fragment cut at its join (``3.1    Amended Articles``, ``2021    2020``: an exhibit or section number, a
+    year, perhaps a column of their own); a list marker (``(a)``, ``1.``, a bullet) stays joined to its text."""
+    if not frag.joins:
+        return [frag]
+    pieces = cut_at(frag, frag.joins[:1])
+    return pieces if len(pieces) == 2 and not _LIST_MARKER.match(pieces[0].text) else [frag]
 
 
 def cut_at(frag: Fragment, xs: Sequence[float]) -> list[Fragment]:
@@ -199,6 +204,8 @@ def _is_aligned_lookalike(table: Table, texts: Sequence[str]) -> bool:
     has_figures = any(column and sum(1 for t in column if is_figure(t)) >= 0.6 * len(column) for column in body)
     if not has_figures and statistics.median(len(t) for t in runs) > SHORT_CELL:
         return True
+    if _is_contents(body):
+        return True
     if table.cols != 2:
         return False
     if body[0] and all(_MARKER.match(t) for t in body[0]):
@@ -206,6 +213,14 @@ def _is_aligned_lookalike(table: Table, texts: Sequence[str]) -> bool:
     if body[1] and sum(1 for t in body[1] if _PAGE_REF.match(t)) >= 0.8 * len(body[1]):
         return True
     return not has_figures
+
+
+def _is_contents(body: Sequence[Sequence[str]]) -> bool:
+    """A table of contents whose section numbers were cut into a column of their own (``1.1 | Defined Terms |
+    1``): as the two-column one (``1.1 Defined Terms | 1``), not a table."""
+    if len(body) != 3 or not body[0] or not all(_MARKER.match(t) for t in body[0]):
+        return False
+    return bool(body[2]) and sum(1 for t in body[2] if _PAGE_REF.match(t)) >= 0.8 * len(body[2])
 
 
 def header_rows(rows: Sequence[Sequence[str]], bold: Sequence[bool]) -> int:

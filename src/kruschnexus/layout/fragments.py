@@ -27,6 +27,7 @@ SIGN_BEFORE_GAP = 0.25
 #: A currency sign after a figure and a space starts the next figure (no one writes ``1,234 $`` in English).
 SIGN_AFTER_GAP = 0.15
 _SIGNS = frozenset("$€£¥")
+_FIGURE_END = re.compile(r"[($€£]*\d[\d,.]*\)?%?|[—–]")
 #: Glyphs taller than this many times the page's median height are stamps.
 GIANT_FACTOR = 3.0
 #: A run that is only a list or section marker stays joined to the text after a wide gap.
@@ -126,8 +127,10 @@ def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
     last = printed[-1]
     assert last.rect is not None
     gap = (g.rect[0] - last.rect[2]) / max(last.height, g.height, 1.0)
-    figure_end = "".join(x.ch for x in printed[-2:])
-    ends_figure = last.ch.isdigit() or last.ch in "—–" or (last.ch in ")%" and figure_end[:1].isdigit())
+    words = "".join(x.ch for x in run).split()
+    token = "".join(words[-2:]) if len(words) > 1 and words[-1] in (")", "%") else words[-1] if words else ""
+    enumerator = "(" in token and sum(1 for c in token if c.isdigit()) < 3  # (1), (12): not (1,204)
+    ends_figure = _FIGURE_END.fullmatch(token) is not None and not enumerator
     after_figure = g.ch in _SIGNS and ends_figure and gap > SIGN_AFTER_GAP
     alone = sum(1 for x in run if not x.ch.isspace()) == 1
     before_figure = last.ch in _SIGNS and alone and (g.ch.isdigit() or g.ch == "(") and gap > SIGN_BEFORE_GAP
