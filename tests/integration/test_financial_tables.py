@@ -70,7 +70,7 @@ def test_a_generated_statement_is_read_cell_for_cell() -> None:
 @needs_corpus
 def test_the_10k_tables_keep_their_floor() -> None:
     """The corpus 10-K's 45 content tables (1,823 cells) printed by Chromium. Before statements were read: F1 0.55
-    (precision 0.89, recall 0.39), text exact 0.94; after (bench/README.md): F1 0.90, text exact 0.99, median IoU
+    (precision 0.89, recall 0.39), text exact 0.94; after (bench/README.md): F1 0.89, text exact 0.99, median IoU
     0.97."""
     report = measure(TEN_K)
     summary = {k: v for k, v in vars(report).items() if k not in ("per_table", "text_mismatches")}
