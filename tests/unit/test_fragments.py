@@ -137,13 +137,18 @@ def test_a_marker_joined_across_a_wide_gap_records_where_the_gap_is() -> None:
     assert end_of(marker) < join < 80
 
 
-def test_a_currency_sign_printed_apart_from_its_figure_is_a_fragment_of_its_own() -> None:
-    """A statement's ``$`` column: the sign after a figure (the next column's) and before one, a few points away."""
+def test_a_currency_sign_printed_apart_from_its_figure_is_joined_where_a_table_may_cut() -> None:
+    """A statement's ``$`` column: the sign after a figure (the next column's) and before one, a few points away,
+    stays in the run (prose reads as before) with a join on each side, where a table cuts it into three cells."""
+    from kruschnexus.layout.cells import unjoined
+
     first = word_glyphs("(1,234)", 100, 100)
     sign = word_glyphs("$", end_of(first) + 4, 100)
     figure = word_glyphs("5,678", end_of(sign) + 8, 100)
     frags = split_fragments([*first, Glyph(" ", None), *sign, Glyph(" ", None), *figure])
-    assert texts(frags) == ["(1,234)", "$", "5,678"]
+    assert texts(frags) == ["(1,234) $ 5,678"]
+    assert len(frags[0].joins) == 2
+    assert texts(unjoined(frags[0])) == ["(1,234)", "$", "5,678"]
 
 
 def test_a_currency_sign_in_running_text_stays_in_it() -> None:
@@ -156,3 +161,4 @@ def test_a_currency_sign_in_running_text_stays_in_it() -> None:
     glyphs = [*words, Glyph(" ", None), *amount, *line_break(), *spaced, *line_break(), *clause, Glyph(" ", None)]
     frags = split_fragments([*glyphs, *cap])
     assert texts(frags) == ["(as defined below) $3,000,000", "of $ 21,614,000", "exceed (1) $2,500,000"]
+    assert frags[0].joins == () and frags[2].joins == ()  # no cut even inside a table

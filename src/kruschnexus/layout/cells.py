@@ -138,12 +138,16 @@ def _slice(frag: Fragment, lo: int, hi: int) -> Fragment | None:
 
 
 def unjoined(frag: Fragment) -> list[Fragment]:
-    """A fragment cut at its join (``3.1    Amended Articles``, ``2021    2020``: an exhibit or section number, a
-    year, perhaps a column of their own); a list marker (``(a)``, ``1.``, a bullet) stays joined to its text."""
+    """A fragment cut at its joins (``3.1    Amended Articles``, ``2021    2020``, ``1,234   $   5,678``: an
+    exhibit or section number, a year, a currency sign, perhaps each a column of its own); a list marker (``(a)``,
+    ``1.``, a bullet) stays joined to its text."""
     if not frag.joins:
         return [frag]
-    pieces = cut_at(frag, frag.joins[:1])
-    return pieces if len(pieces) == 2 and not _LIST_MARKER.match(pieces[0].text) else [frag]
+    cuts = list(frag.joins)
+    head = cut_at(frag, cuts[:1])
+    if len(head) == 2 and _LIST_MARKER.match(head[0].text):
+        cuts = cuts[1:]
+    return cut_at(frag, cuts) if cuts else [frag]
 
 
 def cut_at(frag: Fragment, xs: Sequence[float]) -> list[Fragment]:

@@ -47,8 +47,9 @@ class Fragment:
     size: float
     bold: bool
     is_stamp: bool = False
-    #: x positions of wide gaps kept inside the run because the text before them is only a marker (``3.1``,
-    #: ``(a)``): a table reader may cut there (an exhibit number in its own column).
+    #: x positions inside the run where a table reader may cut it: wide gaps kept because the text before them is
+    #: only a marker (``3.1``, ``(a)``: an exhibit number in its own column), and the gaps around a currency sign
+    #: printed apart from its figure (``1,234   $   5,678``: a statement's ``$`` column).
     joins: tuple[float, ...] = ()
 
 
@@ -76,10 +77,10 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
             current = []
             continue
         prev = _last_rect(current)
-        if g.rect is not None and current and (_breaks(prev, g.rect, current) or _sign_apart(current, g)):
+        if g.rect is not None and current and _breaks(prev, g.rect, current):
             _flush(current, body)
             current = []
-        elif g.rect is not None and prev is not None and _wide(prev, g.rect):
+        elif g.rect is not None and prev is not None and (_wide(prev, g.rect) or _sign_apart(current, g)):
             joins.setdefault(len(body), []).append((prev[2] + g.rect[0]) / 2)
         current.append(g)
     _flush(current, body)
@@ -120,7 +121,7 @@ def _breaks(prev: Rect | None, nxt: Rect, run: Sequence[Glyph]) -> bool:
 
 def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
     """A currency sign printed apart from the figure before or after it, as statements print their ``$`` column
-    (``1,234   $   5,678``): the sign is a fragment of its own."""
+    (``1,234   $   5,678``): a join (prose keeps it, a table cuts there)."""
     printed = [x for x in run if x.rect is not None and not x.ch.isspace()]
     if not printed or g.rect is None:
         return False
@@ -132,7 +133,7 @@ def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
     enumerator = "(" in token and sum(1 for c in token if c.isdigit()) < 3  # (1), (12): not (1,204)
     ends_figure = _FIGURE_END.fullmatch(token) is not None and not enumerator
     after_figure = g.ch in _SIGNS and ends_figure and gap > SIGN_AFTER_GAP
-    alone = sum(1 for x in run if not x.ch.isspace()) == 1
+    alone = (words[-1] if words else "") == last.ch  # the sign is a word of its own
     before_figure = last.ch in _SIGNS and alone and (g.ch.isdigit() or g.ch == "(") and gap > SIGN_BEFORE_GAP
     return after_figure or before_figure
 
