@@ -9,7 +9,13 @@ Pure functions over the page's body fragments and ruling rectangles (display spa
   around and between columns) gets one row per printed line that fills two or more cells, the lines filling one
   cell continuing the row above.
 - **Aligned**: three or more consecutive printed lines, each cut by wide gaps into two or more fragments, whose
-  fragments fall into shared columns (x ranges that no fragment crosses, each filled in at least half the lines).
+  fragments fall into shared columns (x ranges that no fragment crosses, each filled in at least half the lines, or
+  holding only currency signs). Fragments are read cut at their joins (a ``3.1`` or a year kept joined to the text
+  after it, a ``$`` printed apart from its figure), and a run printed into the next column at a space is cut
+  there. A line of one run inside a column (a wrapped cell) or before the figures (a row label such as ``Current
+  assets:``) stays in the table. The lines of words above the first figures are the column header
+  (:func:`_header_cells`: stacked lines are one cell, a cell covers the columns its underline spans, a header over
+  headers is a row above them); a line centred over the table is its title, left out.
 
 Both are conservative. Not a table: cells that read like prose (a two- or three-column page), a signature block
 (``By: ____``, ``Name:``, ``/s/``, ``LANDLORD | TENANT``), fewer than two rows with two filled cells; and for an
