@@ -125,6 +125,7 @@ def statement_row_text(tr: Any, cells: list[dict[str, Any]]) -> str:
         else:
             values.append(sign + text)
             sign = ""
+    values += [sign] if sign else []
     assert len(values) == len(cells)
     lines = []
     for k, (value, cell) in enumerate(zip(values, cells, strict=True)):

@@ -410,15 +410,17 @@ def _statement_row(row: Sequence[_Candidate], headers: Sequence[Sequence[tuple[s
     currency sign or closing parenthesis printed in a cell of its own joined to its figure. The header path of a
     column is the text of every header cell above it (spanning ones included), top first."""
     groups: list[tuple[str, int]] = []
-    sign = ""
+    sign, sign_col = "", 0
     for value, col, _ in _cells_of(row):
         if _SIGN_CELL.fullmatch(value):
-            sign += value
+            sign, sign_col = sign + value, sign_col or col
         elif _CLOSING_CELL.fullmatch(value) and groups:
             groups[-1] = (groups[-1][0] + value, groups[-1][1])
         else:
             groups.append((f"{sign}{value}", col))
-            sign = ""
+            sign, sign_col = "", 0
+    if sign:  # a sign with no figure after it is kept, a value of its own
+        groups.append((sign, sign_col))
     text = ""
     cells: list[dict[str, Any]] = []
     for k, (value, col) in enumerate(groups):
