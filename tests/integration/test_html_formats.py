@@ -55,16 +55,20 @@ def check_every_span(corpus: Corpus, results: list[FileResult]) -> list[Hit]:
 
 def test_fixture_spans_search_and_sections(corpus: Corpus) -> None:
     [result] = corpus.ingest([FILING], doc_type="authority")
-    assert result.kind == "html" and result.pages == 33 and result.meta["furniture_dropped"] == 3
+    assert result.kind == "html" and result.pages == 25 and result.meta["furniture_dropped"] == 3
     hits = check_every_span(corpus, [result])
     texts = [h.text for h in hits]
     assert not any(secret in t for t in texts for secret in ("SECRET", "- 1 -", "Page 2 of 3"))
 
-    [cell] = corpus.search('"Third Lease Year"', k=1)
-    assert cell.text == "Third Lease Year escalation step"
-    assert {k: (cell.locator or {})[k] for k in ("table", "row", "col")} == {"table": 1, "row": 4, "col": 1}
-    assert cell.section == "3.1" and cell.header == "Section 3.1 Base Rent."
-    assert cell.citation == f"html_filing.html block {cell.locator['index']} § Section 3.1 Base Rent."  # type: ignore[index]
+    [row] = corpus.search('"Third Lease Year"', k=1)
+    assert row.text == (
+        "Third Lease Year escalation step\nAnnual Base Rent: $328,879.00\nMonthly Installment: $27,406.58"
+    )
+    locator = row.locator or {}
+    assert {k: locator[k] for k in ("table", "row")} == {"table": 1, "row": 4} and "col" not in locator
+    assert [row.text[c["start"] : c["end"]] for c in locator["cells"]][1:] == ["$328,879.00", "$27,406.58"]
+    assert row.section == "3.1" and row.header == "Section 3.1 Base Rent."
+    assert row.citation == f"html_filing.html block {locator['index']} § Section 3.1 Base Rent."
 
     def section_of(start: str) -> str | None:
         [hit] = [h for h in hits if h.text.startswith(start)]
@@ -89,11 +93,16 @@ def test_edgar_filings_from_the_corpus(corpus: Corpus) -> None:
     assert by_name["edgar_lease_01_office_karyopharm.htm"].meta["sgml"]["type"] == "EX-10.1"
 
     # Checked by hand: the NNN lease's "4. RENT." is a hanging-indent table row, and "(a) Base Rent." under it
-    # opens 4(a); its rent schedule is a real table whose cells carry table/row/col.
+    # opens 4(a); its rent schedule is a statement read a row at a time, each figure after its column's name.
     [base_rent] = [h for h in hits if h.text.startswith("(a) Base Rent. Base Rent shall be $11.00")]
     assert base_rent.section == "4(a)" and base_rent.header == "(a) Base Rent."
-    [yearly] = [h for h in hits if h.text == "221,925.00"]
-    assert {k: (yearly.locator or {}).get(k) for k in ("table", "row", "col")} == {"table": 5, "row": 3, "col": 20}
+    [first_year] = [h for h in hits if h.text.startswith("From Month: 1\n")]
+    assert first_year.text.endswith("\nYearly Base Rent: $221,925.00")
+    locator = first_year.locator or {}
+    assert (locator["table"], locator["row"]) == (5, 3)
+    yearly = locator["cells"][-1]
+    assert (yearly["col"], yearly["header"]) == (20, ["Yearly Base Rent"])
+    assert first_year.text[yearly["start"] : yearly["end"]] == "$221,925.00"
     [row] = [h for h in hits if h.text == "4. RENT."]
     assert row.section == "4" and (row.locator or {})["path"].endswith("/tr")
     karyopharm = [h for h in hits if h.source == "edgar_lease_01_office_karyopharm.htm"]
