@@ -43,7 +43,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -292,9 +292,7 @@ def printed(truth: dict[str, TruthCell], pdf_path: Path) -> list[TruthCell]:
     for page, uri, rect in links(pdf_path):
         if uri.startswith(LINK) and uri[len(LINK) :] in truth:
             boxes[(page, uri[len(LINK) :])].append(rect)
-    placed = [
-        TruthCell(**{**asdict(truth[key]), "page": page, "rect": _union(rects)}) for (page, key), rects in boxes.items()
-    ]
+    placed = [replace(truth[key], page=page, rect=_union(rects)) for (page, key), rects in boxes.items()]
     rows: dict[tuple[int, int, int], list[TruthCell]] = defaultdict(list)
     for cell in placed:
         rows[(cell.page, cell.table, cell.row)].append(cell)
@@ -305,16 +303,12 @@ def printed(truth: dict[str, TruthCell], pdf_path: Path) -> list[TruthCell]:
         for cell in row[1:]:
             last = merged[-1]
             if cell.rect[0] - last.rect[2] < TOUCH and _overlap_y(last.rect, cell.rect):
-                merged[-1] = TruthCell(
-                    last.table,
-                    last.row,
-                    last.col,
-                    max(last.row_span, cell.row_span),
-                    cell.col + cell.col_span - last.col,
-                    last.text + cell.text,
-                    last.spanning_header,
-                    last.page,
-                    _union([last.rect, cell.rect]),
+                merged[-1] = replace(
+                    last,
+                    row_span=max(last.row_span, cell.row_span),
+                    col_span=cell.col + cell.col_span - last.col,
+                    text=last.text + cell.text,
+                    rect=_union([last.rect, cell.rect]),
                 )
             else:
                 merged.append(cell)
@@ -644,7 +638,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif not html_path.is_file():
             print(f"tables: {html_path} not found (use --sample without the corpus)", file=sys.stderr)
             return 2
-        report = measure(html_path, work, browser, args.tables)
+        try:
+            report = measure(html_path, work, browser, args.tables)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
+            print(f"tables: {exc}", file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps(asdict(report), indent=2))
     else:

@@ -27,6 +27,8 @@ SIGN_BEFORE_GAP = 0.25
 #: A currency sign after a figure and a space starts the next figure (no one writes ``1,234 $`` in English).
 SIGN_AFTER_GAP = 0.15
 _SIGNS = frozenset("$€£¥")
+#: Glyphs before a sign read to find the word or two it follows (a figure, an enumerator).
+SIGN_CONTEXT = 40
 _FIGURE_END = re.compile(r"[($€£]*\d[\d,.]*\)?%?|[—–]")
 #: Glyphs taller than this many times the page's median height are stamps.
 GIANT_FACTOR = 3.0
@@ -122,13 +124,11 @@ def _breaks(prev: Rect | None, nxt: Rect, run: Sequence[Glyph]) -> bool:
 def _sign_apart(run: Sequence[Glyph], g: Glyph) -> bool:
     """A currency sign printed apart from the figure before or after it, as statements print their ``$`` column
     (``1,234   $   5,678``): a join (prose keeps it, a table cuts there)."""
-    printed = [x for x in run if x.rect is not None and not x.ch.isspace()]
-    if not printed or g.rect is None:
-        return False
-    last = printed[-1]
-    assert last.rect is not None
+    last = next((x for x in reversed(run) if x.rect is not None and not x.ch.isspace()), None)
+    if last is None or last.rect is None or g.rect is None or (g.ch not in _SIGNS and last.ch not in _SIGNS):
+        return False  # no sign at this gap (most glyphs stop here: this runs for every glyph of the page)
     gap = (g.rect[0] - last.rect[2]) / max(last.height, g.height, 1.0)
-    words = "".join(x.ch for x in run).split()
+    words = "".join(x.ch for x in run[-SIGN_CONTEXT:]).split()
     token = "".join(words[-2:]) if len(words) > 1 and words[-1] in (")", "%") else words[-1] if words else ""
     enumerator = "(" in token and sum(1 for c in token if c.isdigit()) < 3  # (1), (12): not (1,204)
     ends_figure = _FIGURE_END.fullmatch(token) is not None and not enumerator

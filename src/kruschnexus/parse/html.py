@@ -431,7 +431,7 @@ def _statement_row(row: Sequence[_Candidate], headers: Sequence[Sequence[tuple[s
         text += value
     head = row[0]
     assert head.cell is not None
-    cell = _Cell(head.cell.table, head.cell.row, 1, head.cell.tr)
+    cell = _Cell(head.cell.table, head.cell.row, None, head.cell.tr)
     emphasised = all(c.emphasised for c in row)
     return _Candidate(head.cell.tr, "tr", None, 1, text, emphasised, cell, head.page, False, cells)
 
@@ -510,7 +510,7 @@ def _unit(number: int, candidate: _Candidate, tree: Any) -> Unit:
 
 
 def _kind(candidate: _Candidate) -> tuple[BlockKind, int]:
-    if candidate.cell is not None and candidate.cell.col is not None:
+    if candidate.cells is not None or (candidate.cell is not None and candidate.cell.col is not None):
         return BlockKind.TABLE, 0
     if candidate.tag in _HEADING_LEVELS:
         return BlockKind.HEADING, _HEADING_LEVELS[candidate.tag]
