@@ -70,14 +70,14 @@ def test_a_generated_statement_is_read_cell_for_cell() -> None:
 @needs_corpus
 def test_the_10k_tables_keep_their_floor() -> None:
     """The corpus 10-K's 45 content tables (1,823 cells) printed by Chromium. Before statements were read: F1 0.55
-    (precision 0.89, recall 0.39), text exact 0.94; after (bench/README.md): F1 0.89, text exact 0.99, median IoU
-    0.97."""
+    (precision 0.89, recall 0.39), text exact 0.94; pdf-7: F1 0.894; pdf-8 (tables of one or two rows under a
+    ruled header, bench/README.md): F1 0.909, text exact 0.99, median IoU 0.97. The floor is the issue's target."""
     report = measure(TEN_K)
     summary = {k: v for k, v in vars(report).items() if k not in ("per_table", "text_mismatches")}
     assert report.tables == 45 and report.truth_cells == 1823, summary
-    assert report.f1 >= 0.87 and report.precision >= 0.9, summary
+    assert report.f1 >= 0.90 and report.precision >= 0.93, summary
     assert report.text_exact >= 0.98 and report.median_iou >= 0.9, summary
-    assert report.row_agreement >= 0.97, summary
+    assert report.row_agreement >= 0.97 and report.spanning_headers_assigned >= 0.6, summary
 
 
 def _statement_rows(pages: list[Page]) -> list[Page]:

@@ -433,3 +433,44 @@ def test_a_run_crossing_a_column_inside_a_word_is_not_cut() -> None:
         for c in t.cells
         for f in c.frags
     )
+
+
+FEE_LINES: list[Line] = [
+    [("Fee Type", 120.0), ("2021", 300.0), ("2020", 400.0)],
+    [("Audit fees", 40.0), ("$", 280.0), ("265,088", 300.0), ("$", 380.0), ("318,285", 400.0)],
+]
+
+
+def test_one_row_under_a_ruled_header_is_a_table() -> None:
+    """``Fee Type | 2021 | 2020`` underlined above one row of fees: the rule makes one row a table."""
+    rules = [(40.0, 111.0, 270.0, 111.0), (278.0, 111.0, 340.0, 111.0), (378.0, 111.0, 440.0, 111.0)]
+    [table], rest = find_tables(frags_of(FEE_LINES), rules)
+    assert rest == []
+    assert table.header_rows == 1
+    assert table_texts(table) == [["Fee Type", "2021", "2020"], ["Audit fees", "$", "265,088", "$", "318,285"]]
+    # each year's underline covers its sign column and its figures' column
+    assert [(c.col, c.col_span) for c in table.cells if c.row == 1] == [(1, 1), (2, 2), (4, 2)]
+
+
+def test_one_or_two_rows_without_a_ruled_header_are_not_a_table() -> None:
+    """The same lines with no rule under the header, and two lines of figures with nothing above them, stay
+    text: a short run alone is not told from prose."""
+    assert find_tables(frags_of(FEE_LINES), [])[0] == []
+    two = [FEE_LINES[1], [("Tax fees", 40.0), ("$", 280.0), ("1,000", 300.0), ("$", 380.0), ("2,000", 400.0)]]
+    assert find_tables(frags_of(two), [(40.0, 95.0, 440.0, 95.0)])[0] == []
+
+
+def test_the_last_line_of_a_paragraph_above_a_table_is_not_its_header() -> None:
+    """``Lease as follows:`` ends the sentence above the table; the header starts below it."""
+    prose = "payable in advance each month on or before the first day of each month for the duration of this"
+    lines: list[Line] = [
+        [(prose, 40.0)],
+        [("as follows:", 40.0)],
+        [("From", 40.0), ("To", 120.0), ("Monthly Rent", 200.0)],
+        [("1", 40.0), ("12", 120.0), ("$18,493.75", 200.0)],
+        [("13", 40.0), ("24", 120.0), ("$18,863.63", 200.0)],
+        [("25", 40.0), ("36", 120.0), ("$19,240.90", 200.0)],
+    ]
+    [table], rest = find_tables(frags_of(lines), [])
+    assert [f.text for f in rest] == [prose, "as follows:"]
+    assert table_texts(table)[0] == ["From", "To", "Monthly Rent"]

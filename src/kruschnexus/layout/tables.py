@@ -63,6 +63,8 @@ HEADER_SLACK = 12.0
 STACK_PITCH = 1.6
 #: A lone line above a table centred on it within this share of its width is its title, not a header.
 TITLE_CENTRE = 0.05
+#: Rules at most this many line heights above a table's first row widen its header (see :func:`_header_start`).
+UNDERLINE_BAND = 2.0
 #: A rule at most this many line heights below a header's text underlines it.
 UNDERLINE_GAP = 0.8
 #: Fewest printed lines in an aligned table.
@@ -230,18 +232,17 @@ def _aligned_tables(frags: Sequence[Fragment], underlines: Sequence[Rule] = ()) 
     floor = 0
     while i < len(lines):
         i, end, columns = _best_run(lines, i, owner)
-        body = _label_start(lines, i, columns, floor) if end - i >= MIN_ALIGNED_ROWS else i
-        if body < i:
-            wider = columns_of(lines[body:end])
-            body, columns = (body, wider) if wider else (i, columns)
-        top = _header_start(lines, body, columns, floor) if end - i >= MIN_ALIGNED_ROWS else i
-        table = (
-            _aligned_table(lines[body:end], columns, lines[top:body], underlines)
-            if end - i >= MIN_ALIGNED_ROWS
-            else None
-        )
-        if table is None and top < i:
-            top, table = i, _aligned_table(lines[i:end], columns, [], underlines)
+        if end - i >= MIN_ALIGNED_ROWS:
+            body = _label_start(lines, i, columns, floor)
+            if body < i:
+                wider = columns_of(lines[body:end])
+                body, columns = (body, wider) if wider else (i, columns)
+            top = _header_start(lines, body, columns, floor)
+            table = _aligned_table(lines[body:end], columns, lines[top:body], underlines)
+            if table is None and top < i:
+                top, table = i, _aligned_table(lines[i:end], columns, [], underlines)
+        else:
+            top, table = _short_table(lines, i, end, columns, floor, underlines)
         if table is None:
             i += 1
             continue
@@ -250,6 +251,38 @@ def _aligned_tables(frags: Sequence[Fragment], underlines: Sequence[Rule] = ()) 
         i = floor = end
     kept = {id(owner[k]) for k in taken}
     return tables, [f for f in frags if id(f) not in kept]
+
+
+def _short_table(
+    lines: Sequence[Sequence[Fragment]],
+    start: int,
+    end: int,
+    columns: Sequence[tuple[float, float]],
+    floor: int,
+    underlines: Sequence[Rule],
+) -> tuple[int, Table | None]:
+    """A table of fewer than :data:`MIN_ALIGNED_ROWS` rows of figures under a ruled column header (``Fee Type |
+    2021 | 2020`` underlined above one row of fees), and its first line. Two lines alone are not told from prose;
+    the header's rule is what tells them."""
+    rows = lines[start:end]
+    if not rows or len(columns) < 2 or not all(any(is_figure(f.text) for f in line) for line in rows):
+        return start, None
+    top = _header_start(lines, start, columns, floor, underlines)
+    if top == start or not _ruled(lines[top:start], rows[0], columns, underlines):
+        return start, None
+    return top, _aligned_table(rows, columns, lines[top:start], underlines)
+
+
+def _ruled(
+    heads: Sequence[Sequence[Fragment]],
+    first: Sequence[Fragment],
+    columns: Sequence[tuple[float, float]],
+    underlines: Sequence[Rule],
+) -> bool:
+    """A rule lies under the header's first line and above the first row, within the table's width."""
+    lo, hi = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
+    above, below = max(f.rect[3] for f in heads[0]), min(f.rect[1] for f in first)
+    return any(above - 1 <= u.pos <= below + 1 and lo <= u.lo and u.hi <= hi for u in underlines)
 
 
 def _best_run(
@@ -423,11 +456,21 @@ def _aligned_table(
 
 
 def _header_start(
-    lines: Sequence[Sequence[Fragment]], start: int, columns: Sequence[tuple[float, float]], floor: int
+    lines: Sequence[Sequence[Fragment]],
+    start: int,
+    columns: Sequence[tuple[float, float]],
+    floor: int,
+    underlines: Sequence[Rule] = (),
 ) -> int:
     """First line of the column header above an aligned table's rows (``start`` when there is none): up to
-    :data:`MAX_HEADER_LINES` close lines above it, none of them prose, lying within the table's width."""
-    lo, hi = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
+    :data:`MAX_HEADER_LINES` close lines above it, none of them prose, lying within the table's width (widened to
+    the header's underlines, when given: a heading centred over a right-aligned figure reaches past it)."""
+    lo, hi = columns[0][0], columns[-1][1]
+    top = min(f.rect[1] for f in lines[start])
+    for rule in underlines:
+        if top - UNDERLINE_BAND * max(f.rect[3] - f.rect[1] for f in lines[start]) <= rule.pos <= top + 1:
+            lo, hi = (min(lo, rule.lo), max(hi, rule.hi)) if rule.lo < hi and lo < rule.hi else (lo, hi)
+    lo, hi = lo - HEADER_SLACK, hi + HEADER_SLACK
     k = start
     while (
         k > floor
@@ -435,9 +478,22 @@ def _header_start(
         and _close(lines[k - 1], lines[k])
         and not _is_title(lines[k - 1], columns)
         and all(lo <= f.rect[0] and f.rect[2] <= hi and not is_prose(f.text) for f in lines[k - 1])
+        and not _ends_paragraph(lines, k - 1, floor)
     ):
         k -= 1
     return k
+
+
+def _ends_paragraph(lines: Sequence[Sequence[Fragment]], k: int, floor: int) -> bool:
+    """Line ``k`` is the last line of the paragraph above it (``Lease as follows:`` under a line of prose): one run
+    starting where the line of prose (one run) just above it starts."""
+    return (
+        k > floor
+        and len(lines[k]) == len(lines[k - 1]) == 1
+        and is_prose(lines[k - 1][0].text)
+        and abs(lines[k][0].rect[0] - lines[k - 1][0].rect[0]) <= 1
+        and _close(lines[k - 1], lines[k])
+    )
 
 
 @dataclass
