@@ -137,7 +137,7 @@ class PdfSource:
         assert self._engine is not None
         dpi = self._pdf.fit_dpi(number, OCR_DPI)
         try:
-            lines = self._engine.read(self._pdf.render(number, dpi))
+            lines = self._engine.read(self._pdf.render(number, dpi), dpi)
         except (RuntimeError, OSError, pytesseract.TesseractError) as exc:
             raise ocr_failed(str(self.path), number, exc) from exc
         return self._laid_out(raw, lines, dpi)
@@ -154,7 +154,7 @@ class PdfSource:
                 if self._wants_ocr(raw):
                     assert self._engine is not None
                     dpi = self._pdf.fit_dpi(number, OCR_DPI)
-                    job = pool.submit(self._engine.read, self._pdf.render(number, dpi))
+                    job = pool.submit(self._engine.read, self._pdf.render(number, dpi), dpi)
                 pending.append((raw, job, dpi))
                 while pending and (len(pending) > 2 * workers or pending[0][1] is None):
                     yield self._finish(*pending.popleft())

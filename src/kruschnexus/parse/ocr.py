@@ -25,6 +25,7 @@ from PIL import Image
 from kruschnexus.errors import ParseError
 from kruschnexus.model import Rect
 from kruschnexus.parse.glyphs import Glyph
+from kruschnexus.parse.ink import body_ink
 
 #: Resolution pages are rendered at for OCR.
 OCR_DPI = 300
@@ -125,12 +126,14 @@ class Tesseract:
     @property
     def description(self) -> str:
         """Engine, version, language and resolution, as recorded with an OCR'd document."""
-        return f"tesseract {self.version} {self.lang} {OCR_DPI}dpi"
+        return f"tesseract {self.version} {self.lang} {OCR_DPI}dpi body-ink"
 
-    def read(self, image: Image.Image) -> list[OcrLine]:
-        """The lines Tesseract finds, in its reading order."""
+    def read(self, image: Image.Image, dpi: float = OCR_DPI) -> list[OcrLine]:
+        """The lines Tesseract finds in the body's ink of ``image`` (rendered at ``dpi``; ink lighter than the
+        body's and away from it is dropped first: :func:`~kruschnexus.parse.ink.body_ink`), in its reading order."""
+        cleaned = body_ink(image, dpi)
         data: dict[str, list[Any]] = pytesseract.image_to_data(
-            image, lang=self.lang, config="--psm 3", output_type=pytesseract.Output.DICT, timeout=PAGE_TIMEOUT
+            cleaned, lang=self.lang, config="--psm 3", output_type=pytesseract.Output.DICT, timeout=PAGE_TIMEOUT
         )
         lines = lines_from_data(data)
         return lines if is_text(lines) else []
