@@ -62,3 +62,20 @@ def test_a_page_of_one_colour_has_no_overlay(places: list[tuple[int, int]]) -> N
 def test_glyphs_of_unknown_colour_are_never_overlays() -> None:
     glyphs = [Glyph(g.ch, g.rect) for g in body()] + [Glyph(g.ch, g.rect) for g in line("PAID", 120, 102, RED, 16)]
     assert overlaid(glyphs) == set()
+
+
+def test_a_tall_stamp_word_lying_on_a_line_of_small_text_is_an_overlay() -> None:
+    """A 20 pt ``PAID`` whose lower part lies on a 7 pt line: its box covers little of their area (under
+    :data:`COVERED`), but body letters lie under its width."""
+    small = [*line("WHEREAS, the Company pays for the marketing", 72, 234, BLACK, size=7.0, width=5.0)]
+    glyphs = [*small, Glyph("\n", None)]
+    start = len(glyphs)
+    glyphs += line("PAID", 110, 220, RED, size=20.0, width=10.0)
+    assert overlaid(glyphs) == set(range(start, start + 4))
+
+
+def test_a_coloured_heading_whose_box_touches_the_line_below_stays_body() -> None:
+    """A 16 pt blue heading one line above 11 pt text, its box reaching a point into theirs: no letter lies
+    half inside it."""
+    glyphs = [*line("Section 4. Rent", 72, 85, BLUE, size=16.0, width=9.0), Glyph("\n", None), *body()]
+    assert overlaid(glyphs) == set()

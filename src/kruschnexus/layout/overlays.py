@@ -17,6 +17,8 @@ from kruschnexus.parse.glyphs import Glyph
 
 #: A glyph lies on the body when the body's glyph boxes cover at least this share of its box.
 COVERED = 0.4
+#: ... or when body letters at least this share inside its height lie under that share of its width.
+INSIDE = 0.5
 #: A run of one colour is an overlay when at least this share of its letters lie on the body (and one at least).
 RUN_SHARE = 0.3
 #: Colours closer than this (Euclidean distance in 0-255 RGB) are the same ink.
@@ -35,7 +37,7 @@ def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
     if not other:
         return set()
     grid = _Grid([glyphs[i].rect for i in inked if i not in set(other)])
-    on_body = {i for i in other if grid.covered(glyphs[i].rect) >= COVERED}
+    on_body = {i for i in other if max(grid.covered(glyphs[i].rect), grid.beneath(glyphs[i].rect)) >= COVERED}
     out: set[int] = set()
     for run in _runs(glyphs, other):
         lying = sum(1 for i in run if i in on_body)
@@ -87,6 +89,23 @@ class _Grid:
             for r in seen
         )
         return overlap / area
+
+    def beneath(self, rect: Rect | None) -> float:
+        """The share of the box's width under which body letters lie (each at least half within its height): a
+        stamp letter taller than the body's lies on them even where its box covers little of theirs."""
+        if rect is None or rect[2] <= rect[0]:
+            return 0.0
+        spans = sorted(
+            (max(rect[0], r[0]), min(rect[2], r[2]))
+            for r in {r for cell in _cells(rect) for r in self.cells.get(cell, [])}
+            if min(rect[2], r[2]) > max(rect[0], r[0])
+            and min(rect[3], r[3]) - max(rect[1], r[1]) >= INSIDE * (r[3] - r[1])
+        )
+        covered, reach = 0.0, rect[0]
+        for lo, hi in spans:
+            covered += max(0.0, hi - max(lo, reach))
+            reach = max(reach, hi)
+        return covered / (rect[2] - rect[0])
 
 
 def _cells(rect: Rect) -> list[tuple[int, int]]:
