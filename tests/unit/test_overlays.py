@@ -79,3 +79,20 @@ def test_a_coloured_heading_whose_box_touches_the_line_below_stays_body() -> Non
     half inside it."""
     glyphs = [*line("Section 4. Rent", 72, 85, BLUE, size=16.0, width=9.0), Glyph("\n", None), *body()]
     assert overlaid(glyphs) == set()
+
+
+def test_one_letter_of_a_spread_stamp_lying_on_a_line_makes_the_run_an_overlay() -> None:
+    """``P  A  I  D`` stretched across centred title lines, only its ``D`` on ``{NAME OF TENANT}``: ink on ink,
+    which typesetting never makes."""
+    glyphs = [*line("{NAME OF TENANT}", 265, 212, BLACK, size=10.0, width=5.0), Glyph("\n", None)]
+    start = len(glyphs)
+    for k, ch in enumerate("PAID"):
+        glyphs.append(Glyph(ch, (184 + 35 * k, 206.0, 194 + 35 * k, 225.0), color=RED))
+    assert overlaid(glyphs) == set(range(start, start + 4))
+
+
+def test_a_coloured_link_inside_a_line_stays_body() -> None:
+    """A blue word on the body's baseline, between black words: beside the body's letters, not on them."""
+    glyphs = [*line("See the ", 72, 86, BLACK), *line("Schedule", 72 + 8 * 6, 86, BLUE)]
+    glyphs += [*line(" for the rent.", 72 + 16 * 6, 86, BLACK), Glyph("\n", None), *body()]
+    assert overlaid(glyphs) == set()

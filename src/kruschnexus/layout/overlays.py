@@ -4,7 +4,8 @@ the body.
 
 Colour alone is not enough (a heading or a hyperlink may be coloured) and neither is overlap alone (loose glyph
 boxes of tightly leaded lines touch): a run of glyphs of one colour that is not the body's is an overlay when a
-good part of its letters lie on the body's letters.
+good part of its letters lie on the body's letters, or when one of them lies on body letters that sit half inside
+its height (ink on ink: a tall stamp letter over a line of small text).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from kruschnexus.parse.glyphs import Glyph
 
 #: A glyph lies on the body when the body's glyph boxes cover at least this share of its box.
 COVERED = 0.4
-#: ... or when body letters at least this share inside its height lie under that share of its width.
+#: ... or when body letters at least this share inside its height lie under that share of its width: ink on ink,
+#: which typesetting never makes (loose boxes of tight lines never put a letter half inside another's height), so one
+#: such letter makes its run an overlay.
 INSIDE = 0.5
 #: A run of one colour is an overlay when at least this share of its letters lie on the body (and one at least).
 RUN_SHARE = 0.3
@@ -37,11 +40,12 @@ def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
     if not other:
         return set()
     grid = _Grid([glyphs[i].rect for i in inked if i not in set(other)])
-    on_body = {i for i in other if max(grid.covered(glyphs[i].rect), grid.beneath(glyphs[i].rect)) >= COVERED}
+    on_body = {i for i in other if grid.covered(glyphs[i].rect) >= COVERED}
+    on_letters = {i for i in other if grid.beneath(glyphs[i].rect) >= COVERED}
     out: set[int] = set()
     for run in _runs(glyphs, other):
-        lying = sum(1 for i in run if i in on_body)
-        if lying and lying >= RUN_SHARE * len(run):
+        lying = sum(1 for i in run if i in on_body or i in on_letters)
+        if any(i in on_letters for i in run) or (lying and lying >= RUN_SHARE * len(run)):
             out.update(range(run[0], run[-1] + 1))
     return out
 
