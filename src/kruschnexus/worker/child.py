@@ -1,11 +1,5 @@
-"""The reader process: confines itself, then reads one file at a time on the ingester's requests.
-
-Requests (from the ingester): ``("open", path, kind, options, chunk_max_chars)``, ``("next",)``, ``("close",)``,
-``("exit",)``. Answers: ``("opened", kind, page_count, paged, meta, ocr_missing)``; per ``next`` one
-``("page", page, chunks)`` (``chunks`` is ``None`` unless ``chunk_max_chars`` was given), or ``("end",)`` after the
-last page; ``("closed",)`` after ``close``. A failure ends the file with ``("error", class_name, reason, page)``
-(a ``ParseError``), ``("memory",)`` (then the process exits with :data:`MEMORY_EXIT`) or
-``("bug", type_name, message, traceback)`` (any other exception).
+"""The reader process: confines itself, then reads one file at a time on the ingester's requests (the messages
+of :mod:`kruschnexus.worker.messages`).
 """
 
 from __future__ import annotations
@@ -19,19 +13,31 @@ import traceback
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import Page
+from kruschnexus.worker.messages import (
+    Answer,
+    Bug,
+    Closed,
+    End,
+    Failed,
+    Next,
+    Open,
+    Opened,
+    OutOfMemory,
+    PageRead,
+    Ready,
+    Request,
+)
 
 #: Exit status of a reader that ran out of memory (it says so first when it can).
 MEMORY_EXIT = 75
 _PR_SET_PDEATHSIG = 1
 _M_ARENA_MAX = -8
-Message = tuple[Any, ...]
 
 
 class _ParentGone(BaseException):
@@ -48,12 +54,12 @@ def main(argv: list[str]) -> None:
 def serve(conn: Connection) -> None:
     """The reader's main loop: say ``ready``, then serve ``open`` requests until ``exit`` or end of pipe."""
     try:
-        _send(conn, ("ready",))
+        _send(conn, Ready())
         while True:
             request = _recv(conn)
-            if request[0] != "open":
+            if not isinstance(request, Open):
                 return
-            _serve_file(conn, Path(request[1]), request[2], request[3], request[4])
+            _serve_file(conn, Path(request.path), request.kind, request.options, request.chunk_max_chars)
     except _ParentGone:
         return
 
@@ -75,44 +81,44 @@ def confine(memory_mb: int) -> None:
 def _serve_file(conn: Connection, path: Path, kind: str | None, options: ReadOptions, max_chars: int | None) -> None:
     try:
         with open_source(path, kind, options) as source:
-            opened = (source.kind, source.page_count, source.paged, source.meta, getattr(source, "ocr_missing", None))
-            _send(conn, ("opened", *opened))
+            missing = getattr(source, "ocr_missing", None)
+            _send(conn, Opened(source.kind, source.page_count, source.paged, source.meta, missing))
             _stream(conn, source.pages(), max_chars)
     except ParseError as exc:
-        _send(conn, ("error", type(exc).__name__, exc.reason, exc.page))
+        _send(conn, Failed(type(exc).__name__, exc.reason, exc.page))
     except MemoryError:
-        _send(conn, ("memory",))
+        _send(conn, OutOfMemory())
         os._exit(MEMORY_EXIT)  # C libraries may be left half-way: no more files in this process
     except Exception as exc:  # noqa: BLE001 - a reader bug goes back to the ingester with its traceback
-        _send(conn, ("bug", type(exc).__name__, str(exc), traceback.format_exc()))
+        _send(conn, Bug(type(exc).__name__, str(exc), traceback.format_exc()))
 
 
 def _stream(conn: Connection, pages: Iterator[Page], max_chars: int | None) -> None:
     tracker = SectionTracker()
     try:
-        while _recv(conn)[0] == "next":
+        while isinstance(_recv(conn), Next):
             page = next(pages, None)
             if page is None:
-                _send(conn, ("end",))
+                _send(conn, End())
             else:
                 chunks = None if max_chars is None else chunk_page(page, tracker, max_chars)
-                _send(conn, ("page", page, chunks))
+                _send(conn, PageRead(page, chunks))
     finally:
         close = getattr(pages, "close", None)  # a generator: stops OCR still queued for pages nobody wants
         if close is not None:
             close()
-    _send(conn, ("closed",))
+    _send(conn, Closed())
 
 
-def _recv(conn: Connection) -> Message:
+def _recv(conn: Connection) -> Request:
     try:
-        message: Message = conn.recv()
+        message: Request = conn.recv()
     except (EOFError, OSError):
         raise _ParentGone() from None
     return message
 
 
-def _send(conn: Connection, message: Message) -> None:
+def _send(conn: Connection, message: Answer) -> None:
     try:
         conn.send(message)
     except OSError:

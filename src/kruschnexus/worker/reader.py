@@ -10,8 +10,9 @@ reader:
 - runs in a session of its own (its Tesseract processes share its process group, so a kill takes them too), dies
   with its parent (Linux ``PR_SET_PDEATHSIG``), caps its address space at ``memory_mb`` MiB (``RLIMIT_AS``,
   inherited by Tesseract), writes no core files and never writes to stdout;
-- answers one file at a time over a socket pair: ``open`` -> ``opened`` (kind, page count, meta), then one page
-  (and its spans) per ``next``, ``end`` after the last, ``closed`` after ``close``. The ingester asks for page
+- answers one file at a time over a socket pair (:mod:`kruschnexus.worker.messages`): ``Open`` -> ``Opened`` (kind,
+  page count, meta), then one ``PageRead`` (a page and its spans) per ``Next``, ``End`` after the last, ``Closed``
+  after ``Close``. The ingester asks for page
   *n + 1* as soon as it has page *n*, so reading the next page overlaps embedding and storing this one, and at most
   one page is in flight (memory stays flat however long the document).
 
@@ -29,7 +30,8 @@ other exception, a reader bug, as a
 :class:`ReaderBugError` carrying the child's traceback.
 
 This contains crashes, hangs and memory blow-ups; it is not a security boundary against code execution (the
-reader runs as the same user). Messages from the reader are unpickled with an allow-list of the page types.
+reader runs as the same user). Messages from the reader are unpickled with an allow-list: the answer classes and
+the page types.
 """
 
 from __future__ import annotations
@@ -48,13 +50,30 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from kruschnexus.config import Settings
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions
 from kruschnexus.model import Chunk, Page
-from kruschnexus.worker.child import MEMORY_EXIT, Message
+from kruschnexus.worker import messages
+from kruschnexus.worker.child import MEMORY_EXIT
+from kruschnexus.worker.messages import (
+    ANSWERS,
+    Answer,
+    Bug,
+    Close,
+    End,
+    Exit,
+    Failed,
+    Next,
+    Open,
+    Opened,
+    OutOfMemory,
+    PageRead,
+    Ready,
+    Request,
+)
 
 #: Seconds a reader asked to exit gets before it is killed.
 GRACE_SECONDS = 5.0
@@ -67,7 +86,9 @@ PEAK_EVERY = 0.1
 #: it, for small caps) died of the cap: its address space holds this much more than it touches (libraries mapped).
 AT_CAP_SLACK = 256 * 1024 * 1024
 #: Classes a reader's messages may contain besides builtins (pages, spans and what they hold).
-_ALLOWED = {("kruschnexus.model", name) for name in ("Page", "Block", "BlockKind", "Line", "Cell", "Chunk")}
+_ALLOWED = {("kruschnexus.model", name) for name in ("Page", "Block", "BlockKind", "Line", "Cell", "Chunk")} | {
+    (messages.__name__, cls.__name__) for cls in ANSWERS
+}
 _SAFE_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes"})
 
 
@@ -170,7 +191,7 @@ class ReadWorker:
             ReaderBugError: the reader raised something else.
         """
         source = RemoteSource(self, path)
-        request = ("open", str(path), kind, options or ReadOptions(), chunk_max_chars)
+        request = Open(str(path), kind, options or ReadOptions(), chunk_max_chars)
         try:
             self._ready_conn(path).send(request)
         except OSError:  # the reader died while idle (after a file that broke it): start another
@@ -183,19 +204,19 @@ class ReadWorker:
         """Ask the reader to exit; kill it if it does not within :data:`GRACE_SECONDS`."""
         if self._process is not None and self._conn is not None:
             with contextlib.suppress(OSError):  # a reader already gone is what closing wants
-                self._conn.send(("exit",))
+                self._conn.send(Exit())
             with contextlib.suppress(subprocess.TimeoutExpired):  # killed just below
                 self._process.wait(GRACE_SECONDS)
         self._kill()
 
-    def post(self, message: Message) -> None:
+    def post(self, message: Request) -> None:
         """Send a request about the open file; a reader that died is reported by the next :meth:`receive`."""
         if self._conn is None:
             return
         with contextlib.suppress(OSError):
             self._conn.send(message)
 
-    def receive(self, allowed: float) -> Message | None:
+    def receive(self, allowed: float) -> Answer | None:
         """The reader's next message, or ``None`` when none came within ``allowed`` seconds.
 
         Raises:
@@ -261,7 +282,7 @@ class ReadWorker:
         if not self._ready:
             try:
                 answered = conn.poll(START_SECONDS)
-                ready = answered and _loads(conn.recv_bytes()) == ("ready",)
+                ready = answered and isinstance(_loads(conn.recv_bytes()), Ready)
             except (EOFError, OSError, pickle.UnpicklingError):
                 answered, ready = True, False
             if not ready:
@@ -341,9 +362,10 @@ class RemoteSource:
     def expect_opened(self) -> None:
         """Wait for the reader to open the file (raises as :meth:`ReadWorker.open` says)."""
         message = self._receive(None)
-        if message[0] != "opened":
+        if not isinstance(message, Opened):
             self._fail(message, None)
-        self.kind, self.page_count, self.paged, self.meta, self.ocr_missing = message[1:]
+        self.kind, self.page_count, self.paged = message.kind, message.page_count, message.paged
+        self.meta, self.ocr_missing = message.meta, message.ocr_missing
         self._live = True
         if self.paged:
             self._budget += self._limits.page_timeout * self.page_count
@@ -356,18 +378,18 @@ class RemoteSource:
             ReaderBugError: the reader raised something else.
         """
         for message in self._stream():
-            yield message[1]
+            yield message.page
 
     def chunked_pages(self) -> Iterator[tuple[Page, list[Chunk]]]:
         """Every page or unit in order with its spans, cut in the reader by
         :func:`~kruschnexus.chunk.chunker.chunk_page` with one section tracker for the whole document (the file
         must have been opened with ``chunk_max_chars``; raises as :meth:`pages`)."""
         for message in self._stream():
-            if message[2] is None:
+            if message.chunks is None:
                 raise ValueError("the file was opened without chunk_max_chars")
-            yield message[1], message[2]
+            yield message.page, message.chunks
 
-    def _stream(self) -> Iterator[Message]:
+    def _stream(self) -> Iterator[PageRead]:
         if not self._live:
             return
         if not self._asked:
@@ -376,9 +398,9 @@ class RemoteSource:
             number = self._delivered + 1
             message = self._receive(number)
             self._asked -= 1
-            if message[0] == "end":
+            if isinstance(message, End):
                 return
-            if message[0] != "page":
+            if not isinstance(message, PageRead):
                 self._fail(message, number)
             self._delivered += 1
             self._ask()
@@ -392,20 +414,20 @@ class RemoteSource:
             while self._asked:
                 message = self._receive(self._delivered + 1, closing=True)
                 self._asked -= 1
-                if message[0] not in ("page", "end"):
+                if not isinstance(message, PageRead | End):
                     self._live = False  # the read ended in an error nobody asked for any more
                     return
-            self._worker.post(("close",))
+            self._worker.post(Close())
             self._receive(None, closing=True)
         except ParseError:
             pass  # the reader was killed for running over while closing; the next file gets a new one
         self._live = False
 
     def _ask(self) -> None:
-        self._worker.post(("next",))
+        self._worker.post(Next())
         self._asked += 1
 
-    def _receive(self, page: int | None, closing: bool = False) -> Message:
+    def _receive(self, page: int | None, closing: bool = False) -> Answer:
         """The reader's next message within the time left (at least :data:`GRACE_SECONDS` to close a file whose
         budget is spent); over the limit the reader is killed."""
         step = self._limits.timeout
@@ -433,20 +455,19 @@ class RemoteSource:
             f" s for each of {self.page_count} pages); stopped"
         )
 
-    def _fail(self, message: Message, page: int | None) -> None:
+    def _fail(self, message: Answer, page: int | None) -> NoReturn:
         """Raise what the reader reported; after any of these the reader holds no file."""
         self._live = False
-        tag = message[0]
-        if tag == "error":
-            cls = UnsupportedFormatError if message[1] == "UnsupportedFormatError" else ParseError
-            raise cls(self.path, message[2], message[3])
-        if tag == "memory":
+        if isinstance(message, Failed):
+            cls = UnsupportedFormatError if message.class_name == "UnsupportedFormatError" else ParseError
+            raise cls(self.path, message.reason, message.page)
+        if isinstance(message, OutOfMemory):
             self._worker.stop()
             raise ParseError(self.path, self._limits.memory_reason(), page)
-        if tag == "bug":
-            raise ReaderBugError(str(self.path), message[1], message[2], message[3])
+        if isinstance(message, Bug):
+            raise ReaderBugError(str(self.path), message.type_name, message.message, message.traceback)
         self._worker.stop()
-        raise ParseError(self.path, f"the reader answered out of turn ({tag!r}); stopped", page)
+        raise ParseError(self.path, f"the reader answered out of turn ({type(message).__name__}); stopped", page)
 
 
 class _PageUnpickler(pickle.Unpickler):
@@ -458,8 +479,8 @@ class _PageUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"a reader message may not contain {module}.{name}")
 
 
-def _loads(data: bytes) -> Message:
+def _loads(data: bytes) -> Answer:
     message = _PageUnpickler(io.BytesIO(data)).load()
-    if not isinstance(message, tuple) or not message:
-        raise pickle.UnpicklingError("a reader message is a non-empty tuple")
+    if not isinstance(message, ANSWERS):
+        raise pickle.UnpicklingError(f"a reader message is an answer, not {type(message).__name__}")
     return message
