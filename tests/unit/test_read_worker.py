@@ -190,3 +190,28 @@ def test_a_reader_killed_while_starting_is_reported_as_killed_and_replaced() -> 
         with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as source:
             assert source.page_count >= 1
         assert worker.started == 2
+
+
+def test_answers_are_unpickled_with_an_allow_list() -> None:
+    """The ingester takes back only the reader's answer classes and the page types: a page comes back as sent; a
+    bare tuple, or a pickle naming any other callable (``os.system``), is refused."""
+    import pickle
+
+    from kruschnexus.worker.messages import Opened, PageRead
+
+    with open_source(FIXTURES / "sample_contract.pdf", options=NO_OCR) as source:
+        page = next(iter(source.pages()))
+        chunks = chunk_page(page, SectionTracker(), 900)
+    answer = reader_module._loads(pickle.dumps(PageRead(page, chunks)))
+    assert isinstance(answer, PageRead) and answer.page == page and answer.chunks == chunks
+    opened = Opened("pdf", 3, True, {"producer": "x", "pages": [1, 2]}, None)
+    assert reader_module._loads(pickle.dumps(opened)) == opened
+    with pytest.raises(pickle.UnpicklingError, match="is an answer"):
+        reader_module._loads(pickle.dumps(("page", page, chunks)))
+
+    class Hostile:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.system, ("true",))
+
+    with pytest.raises(pickle.UnpicklingError, match="may not contain"):
+        reader_module._loads(pickle.dumps(PageRead(Hostile(), None)))  # type: ignore[arg-type]
