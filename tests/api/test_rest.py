@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient

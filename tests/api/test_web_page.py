@@ -314,7 +314,8 @@ def test_the_viewer_turns_pages_copies_the_citation_and_offers_the_original(
     browser.find_element(By.ID, "original").click()
     wait.until(lambda d: d.find_element(By.ID, "original").get_attribute("data-ready") == "1")
     link = browser.find_element(By.ID, "original")
-    assert link.get_attribute("href").startswith("blob:") and link.get_attribute("download") == hit.source
+    href = link.get_attribute("href")
+    assert href is not None and href.startswith("blob:") and link.get_attribute("download") == hit.source
     size = browser.execute_async_script(
         "fetch(arguments[0].href).then(r => r.arrayBuffer()).then(b => arguments[1](b.byteLength))", link
     )

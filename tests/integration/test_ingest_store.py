@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Corpus:
+def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Iterator[Corpus]:
     with Corpus(workspace=workspace, settings=settings, embedder=embedder) as c:
         yield c
 
@@ -41,6 +42,7 @@ def test_ingest_export_invariants(corpus: Corpus) -> None:
     assert len(hits) == sum(r.spans for r in results)
     schema = json.loads(json_schema_text())
     for hit in hits:
+        assert hit.page_number is not None
         assert hit.text == texts[(hit.doc_id, hit.page_number)][hit.char_start : hit.char_end]
         assert hit.score is None and hit.doc_type == "authority" and hit.used_ocr is False
         assert hit.boxes and hit.bbox is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ DOCS = [FIXTURES / "sample_contract.pdf", FIXTURES / "office_lease.docx", FIXTUR
 
 
 @pytest.fixture
-def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Corpus:
+def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Iterator[Corpus]:
     with Corpus(workspace=workspace, settings=settings, embedder=embedder) as c:
         yield c
 
@@ -183,7 +184,7 @@ def test_same_top_10_as_bm25s(corpus: Corpus, tmp_path: Path) -> None:
 def agreement_with_bm25s(corpus: Corpus, queries: list[str], folder: Path) -> tuple[int, int]:
     """``(same, compared)``: queries whose top 10 spans by Tantivy (text field only) and by bm25s agree, up to
     swaps among spans whose bm25s scores are within 2% of the 10th (Tantivy stores lengths in one byte)."""
-    import bm25s
+    import bm25s  # type: ignore[import-untyped]
 
     rows = list(corpus.store.lexical_spans(corpus.workspace, None))
     index = TantivyIndex(folder)

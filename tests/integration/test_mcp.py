@@ -298,7 +298,7 @@ def test_the_python_example_of_the_mcp_page_runs(settings: Settings, embedder: E
     namespace: dict[str, Any] = {}
     exec(compile(source, "docs/mcp.md python block", "exec"), namespace)
     real = mcp_sdk.StdioServerParameters
-    mcp_sdk.StdioServerParameters = HereServer  # type: ignore[misc]
+    mcp_sdk.StdioServerParameters = HereServer  # type: ignore[misc,assignment]
     try:
         hits = asyncio.run(namespace["example"]())
     finally:

@@ -22,7 +22,7 @@ def old_database(database_url: str) -> Iterator[psycopg.Connection[dict[str, obj
     name = "mig_" + uuid.uuid4().hex[:10]
     with psycopg.connect(database_url, autocommit=True) as admin:
         admin.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
-    dsn = make_conninfo(**{**conninfo_to_dict(database_url), "dbname": name})
+    dsn = make_conninfo("", **{**conninfo_to_dict(database_url), "dbname": name})
     try:
         with psycopg.connect(dsn, row_factory=dict_row) as conn:
             conn.execute(

@@ -91,6 +91,7 @@ def test_text_inside_each_box_is_the_span_text_on_a_fresh_render(settings: Setti
     checked = 0
     for hit in hits:
         assert hit.used_ocr and hit.boxes
+        assert hit.page_number is not None
         page = doc[hit.page_number - 1]
         image = page.render(scale=300 / 72, grayscale=True).to_pil()
         line_texts = [t for t in hit.text.split("\n") if t.strip()]

@@ -10,8 +10,9 @@ from typing import Any
 
 import docx
 import pytest
+from docx.oxml.ns import qn
 
-from kruschnexus import Corpus
+from kruschnexus import Corpus, Hit
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from tests.conftest import FIXTURES
@@ -56,7 +57,9 @@ class LibraryText:
             if locator["kind"] == "paragraph":
                 return str(document.paragraphs[locator["index"] - 1].text)
             rows = document.tables[locator["table"] - 1].rows
-            header, lines, done = rows[0].cells, [], []
+            header = rows[0].cells
+            lines: list[str] = []
+            done: list[Any] = []
             for c, cell in enumerate(rows[locator["row"] - 1].cells):
                 if any(cell._tc is d for d in done) or not cell.text.strip():
                     continue
@@ -71,6 +74,12 @@ class LibraryText:
         values = rows[locator["row"] - 1]
         names = [*header, *(f"column {i}" for i in range(len(header) + 1, len(values) + 1))]
         return "\n".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v.strip())
+
+
+def _locator(hit: Hit) -> dict[str, Any]:
+    """A unit hit's locator (every office-format hit has one; asserted for each hit above)."""
+    assert hit.locator is not None, hit.citation
+    return hit.locator
 
 
 def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
@@ -109,8 +118,8 @@ def test_office_spans_re_derive_from_the_originals(corpus: Corpus) -> None:
     assert row.heading_path == ["Table 1 row 3", "Commercial Lease Agreement", "ARTICLE 3 RENT", "3.1 Base Rent"]
     assert row.citation == "office_lease.docx table 1 row 3 § 3.1 Base Rent"
     rows = [h for h in hits if h.source == "office_rent_roll.csv"]
-    assert sorted({h.locator["row"] for h in rows}) == [1, 2, 3, 5, 6, 7, 8]
-    assert all(h.citation == f"office_rent_roll.csv row {h.locator['row']}" for h in rows)
+    assert sorted({_locator(h)["row"] for h in rows}) == [1, 2, 3, 5, 6, 7, 8]
+    assert all(h.citation == f"office_rent_roll.csv row {_locator(h)['row']}" for h in rows)
     report = corpus.verify()
     assert report.ok, report.mismatches
     assert report.documents == 4 and report.spans == len(hits)
@@ -165,9 +174,9 @@ def _rate_sheet(path: Path) -> Path:
         for c, value in enumerate(values):
             table.cell(r, c).text = value
     late = document.add_paragraph("Invoices unpaid after thirty days bear a late fee of ")
-    insertion = late._p.makeelement(docx.oxml.ns.qn("w:ins"), {})
-    insertion.set(docx.oxml.ns.qn("w:id"), "1")
-    insertion.set(docx.oxml.ns.qn("w:author"), "Counsel")
+    insertion = late._p.makeelement(qn("w:ins"), {})
+    insertion.set(qn("w:id"), "1")
+    insertion.set(qn("w:author"), "Counsel")
     run = late.add_run("one and one half percent per month")._r
     insertion.append(run)  # moves the run into the tracked insertion
     late._p.append(insertion)

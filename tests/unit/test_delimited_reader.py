@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +17,7 @@ from kruschnexus.errors import ParseError
 from kruschnexus.extract import open_source, sniff
 from kruschnexus.model import BlockKind
 from kruschnexus.parse.delimited import open_csv, open_tsv
+from kruschnexus.parse.units import UnitSource
 from tests.conftest import FIXTURES
 
 CSV = FIXTURES / "office_rent_roll.csv"
@@ -22,7 +25,7 @@ LATIN = FIXTURES / "office_rent_roll_latin1.csv"
 TSV = FIXTURES / "office_rent_roll.tsv"
 
 
-def library_rows(path: Path, meta: dict) -> tuple[list[str], list[list[str]]]:
+def library_rows(path: Path, meta: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and data rows as the csv module reads the file with the recorded encoding and dialect."""
     with path.open(encoding=meta["encoding"], newline="") as fh:
         records = list(csv.reader(fh, delimiter=meta["delimiter"], quotechar=meta["quotechar"]))
@@ -35,15 +38,21 @@ def rendered(header: list[str], row: list[str]) -> str:
     return "\n".join(f"{n}: {v}" for n, v in zip(names, row, strict=False) if v.strip())
 
 
-def row_units(path: Path, opener=open_csv) -> tuple[dict, list[tuple[int, str]]]:
+def row_units(
+    path: Path, opener: Callable[[Path], UnitSource] = open_csv
+) -> tuple[dict[str, Any], list[tuple[int, str]]]:
     with opener(path) as source:
         pages = list(source.pages())
-        assert all(p.blocks[0].kind == BlockKind.TABLE and p.locator["kind"] == "row" for p in pages)
-        return source.meta, [(p.locator["row"], p.text) for p in pages]
+        units: list[tuple[int, str]] = []
+        for p in pages:
+            assert p.locator is not None
+            assert p.blocks[0].kind == BlockKind.TABLE and p.locator["kind"] == "row"
+            units.append((p.locator["row"], p.text))
+        return source.meta, units
 
 
 @pytest.mark.parametrize(("path", "opener"), [(CSV, open_csv), (LATIN, open_csv), (TSV, open_tsv)])
-def test_every_unit_is_the_csv_module_row_at_its_locator(path: Path, opener) -> None:
+def test_every_unit_is_the_csv_module_row_at_its_locator(path: Path, opener: Callable[[Path], UnitSource]) -> None:
     meta, units = row_units(path, opener)
     header, rows = library_rows(path, meta)
     assert meta["header"] == header
@@ -90,7 +99,7 @@ def test_tsv_kind_and_suffixes(tmp_path: Path) -> None:
         assert source.kind == "csv" and source.paged is False
 
 
-def _units_of(tmp_path: Path, data: bytes, name: str = "t.csv") -> tuple[dict, list[tuple[int, str]]]:
+def _units_of(tmp_path: Path, data: bytes, name: str = "t.csv") -> tuple[dict[str, Any], list[tuple[int, str]]]:
     path = tmp_path / name
     path.write_bytes(data)
     return row_units(path)
@@ -150,15 +159,16 @@ def test_clear_errors(tmp_path: Path, data: bytes, words: str) -> None:
     assert words in info.value.reason
 
 
+_SURROGATES: tuple[Literal["Cs"]] = ("Cs",)
 _cell = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r;|\t\ufeff"),
+    st.characters(blacklist_categories=_SURROGATES, blacklist_characters="\x00\r;|\t\ufeff"),
     max_size=12,
 )
 _visible = _cell.filter(lambda s: bool(s.strip()))
 
 
 @st.composite
-def tables(draw) -> tuple[list[str], list[list[str]]]:
+def tables(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
     width = draw(st.integers(1, 5))
     header = draw(st.lists(_cell, min_size=width, max_size=width).filter(lambda h: any(v.strip() for v in h)))
     rows = draw(st.lists(st.lists(_cell, max_size=7), min_size=0, max_size=6))

@@ -6,9 +6,13 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import docx
 import pytest
+from docx.document import Document as DocxDocument
+from docx.oxml.table import CT_Tc
+from docx.oxml.xmlchemy import BaseOxmlElement
 
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import open_source, sniff
@@ -20,16 +24,18 @@ from tests.conftest import FIXTURES
 LEASE = FIXTURES / "office_lease.docx"
 
 
-def library_text(document, locator) -> str:
+def library_text(document: DocxDocument, locator: dict[str, Any]) -> str:
     """The text python-docx gives at a locator (independent of the reader): a paragraph's ``text``; a table row as
     ``"{header cell}: {cell}"`` lines over python-docx's ``row.cells`` (a merged cell once, a header cell merged down
     left out), the header row as its cells' texts."""
     if locator["kind"] == "paragraph":
-        return document.paragraphs[locator["index"] - 1].text
+        text: str = document.paragraphs[locator["index"] - 1].text
+        return text
     assert locator["kind"] == "table_row"
     rows = document.tables[locator["table"] - 1].rows
     header = rows[0].cells
-    lines, done = [], []
+    lines: list[str] = []
+    done: list[CT_Tc] = []
     for c, cell in enumerate(rows[locator["row"] - 1].cells):
         if any(cell._tc is d for d in done) or (locator["row"] > 1 and cell._tc is header[c]._tc):
             continue
@@ -40,9 +46,13 @@ def library_text(document, locator) -> str:
     return "\n".join(lines)
 
 
-def units(path: Path) -> list[tuple[dict, str, BlockKind, int]]:
+def units(path: Path) -> list[tuple[dict[str, Any], str, BlockKind, int]]:
+    found: list[tuple[dict[str, Any], str, BlockKind, int]] = []
     with open_docx(path) as source:
-        return [(p.locator, p.text, p.blocks[0].kind, p.blocks[0].level) for p in source.pages()]
+        for p in source.pages():
+            assert p.locator is not None
+            found.append((p.locator, p.text, p.blocks[0].kind, p.blocks[0].level))
+    return found
 
 
 def test_every_unit_is_the_library_text_at_its_locator() -> None:
@@ -115,7 +125,7 @@ def test_unit_pages_are_whole_units_without_boxes() -> None:
             assert page.place[:1].isupper()
 
 
-def _write(path: Path, document) -> Path:
+def _write(path: Path, document: DocxDocument) -> Path:
     document.save(str(path))
     return path
 
@@ -170,7 +180,7 @@ def test_header_cell_merged_down_is_not_repeated_and_blank_header_is_named(tmp_p
         assert library_text(reopened, locator) == text
 
 
-def _w(tag: str, text: str | None = None, **attrs: str):
+def _w(tag: str, text: str | None = None, **attrs: str) -> BaseOxmlElement:
     from docx.oxml.ns import qn
     from docx.oxml.parser import OxmlElement
 
@@ -249,7 +259,7 @@ def test_numbering_removed_by_num_id_zero_is_not_a_list(tmp_path: Path) -> None:
     assert found == {"Not numbered any more": BlockKind.PARAGRAPH, "Styled as a list": BlockKind.LIST_ITEM}
 
 
-def _outline(value: int):
+def _outline(value: int) -> BaseOxmlElement:
     from docx.oxml.ns import qn
     from docx.oxml.parser import OxmlElement
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kruschnexus.config import MAX_SECTION_BOOST
 from kruschnexus.retrieve.fusion import (
-    MAX_SECTION_BOOST,
     REJECT_FLOOR,
     REJECT_SECTION,
     Candidate,
