@@ -19,20 +19,7 @@ from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import Page
-from kruschnexus.worker.messages import (
-    Answer,
-    Bug,
-    Closed,
-    End,
-    Failed,
-    Next,
-    Open,
-    Opened,
-    OutOfMemory,
-    PageRead,
-    Ready,
-    Request,
-)
+from kruschnexus.worker import messages as msg
 
 #: Exit status of a reader that ran out of memory (it says so first when it can).
 MEMORY_EXIT = 75
@@ -54,10 +41,10 @@ def main(argv: list[str]) -> None:
 def serve(conn: Connection) -> None:
     """The reader's main loop: say ``ready``, then serve ``open`` requests until ``exit`` or end of pipe."""
     try:
-        _send(conn, Ready())
+        _send(conn, msg.Ready())
         while True:
             request = _recv(conn)
-            if not isinstance(request, Open):
+            if not isinstance(request, msg.Open):
                 return
             _serve_file(conn, Path(request.path), request.kind, request.options, request.chunk_max_chars)
     except _ParentGone:
@@ -82,43 +69,43 @@ def _serve_file(conn: Connection, path: Path, kind: str | None, options: ReadOpt
     try:
         with open_source(path, kind, options) as source:
             missing = getattr(source, "ocr_missing", None)
-            _send(conn, Opened(source.kind, source.page_count, source.paged, source.meta, missing))
+            _send(conn, msg.Opened(source.kind, source.page_count, source.paged, source.meta, missing))
             _stream(conn, source.pages(), max_chars)
     except ParseError as exc:
-        _send(conn, Failed(type(exc).__name__, exc.reason, exc.page))
+        _send(conn, msg.Failed(type(exc).__name__, exc.reason, exc.page))
     except MemoryError:
-        _send(conn, OutOfMemory())
+        _send(conn, msg.OutOfMemory())
         os._exit(MEMORY_EXIT)  # C libraries may be left half-way: no more files in this process
     except Exception as exc:  # noqa: BLE001 - a reader bug goes back to the ingester with its traceback
-        _send(conn, Bug(type(exc).__name__, str(exc), traceback.format_exc()))
+        _send(conn, msg.Bug(type(exc).__name__, str(exc), traceback.format_exc()))
 
 
 def _stream(conn: Connection, pages: Iterator[Page], max_chars: int | None) -> None:
     tracker = SectionTracker()
     try:
-        while isinstance(_recv(conn), Next):
+        while isinstance(_recv(conn), msg.Next):
             page = next(pages, None)
             if page is None:
-                _send(conn, End())
+                _send(conn, msg.End())
             else:
                 chunks = None if max_chars is None else chunk_page(page, tracker, max_chars)
-                _send(conn, PageRead(page, chunks))
+                _send(conn, msg.PageRead(page, chunks))
     finally:
         close = getattr(pages, "close", None)  # a generator: stops OCR still queued for pages nobody wants
         if close is not None:
             close()
-    _send(conn, Closed())
+    _send(conn, msg.Closed())
 
 
-def _recv(conn: Connection) -> Request:
+def _recv(conn: Connection) -> msg.Request:
     try:
-        message: Request = conn.recv()
+        message: msg.Request = conn.recv()
     except (EOFError, OSError):
         raise _ParentGone() from None
     return message
 
 
-def _send(conn: Connection, message: Answer) -> None:
+def _send(conn: Connection, message: msg.Answer) -> None:
     try:
         conn.send(message)
     except OSError:
