@@ -167,6 +167,24 @@ def test_imports_point_down_only() -> None:
                 raise AssertionError(f"schema/ must import nothing from kruschnexus: {rel} imports {module}")
 
 
+def test_no_two_modules_or_same_layer_packages_import_each_other() -> None:
+    """Strict layering: two modules never import each other, and of two packages on one layer at most one imports
+    the other."""
+    modules: set[tuple[str, str]] = set()
+    packages: set[tuple[str, str]] = set()
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC)
+        own = rel.parts[0].removesuffix(".py")
+        name = ".".join(("kruschnexus", *rel.with_suffix("").parts)).removesuffix(".__init__")
+        for module in _imports(path):
+            modules.add((name, module))
+            target = _layer_of(module)
+            if target != own and LAYERS[target] == LAYERS[own]:
+                packages.add((own, target))
+    assert sorted((a, b) for a, b in modules if (b, a) in modules and a < b) == []
+    assert sorted((a, b) for a, b in packages if (b, a) in packages and a < b) == []
+
+
 def test_every_surface_offers_the_same_ocr_modes() -> None:
     """The OCR modes are one fact (``config.OCR_MODES``): the CLI's choices and the REST form field offer exactly
     those (REST adds ``server``: the server's own setting)."""

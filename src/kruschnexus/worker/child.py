@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import kruschnexus.worker.messages as msg
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import Page
-from kruschnexus.worker import messages as msg
 
 #: Exit status of a reader that ran out of memory (it says so first when it can).
 MEMORY_EXIT = 75

@@ -56,7 +56,6 @@ from kruschnexus.config import Settings
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions
 from kruschnexus.model import Chunk, Page
-from kruschnexus.worker import messages
 from kruschnexus.worker.child import MEMORY_EXIT
 from kruschnexus.worker.messages import (
     ANSWERS,
@@ -87,7 +86,7 @@ PEAK_EVERY = 0.1
 AT_CAP_SLACK = 256 * 1024 * 1024
 #: Classes a reader's messages may contain besides builtins (pages, spans and what they hold).
 _ALLOWED = {("kruschnexus.model", name) for name in ("Page", "Block", "BlockKind", "Line", "Cell", "Chunk")} | {
-    (messages.__name__, cls.__name__) for cls in ANSWERS
+    (cls.__module__, cls.__name__) for cls in ANSWERS
 }
 _SAFE_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes"})
 
