@@ -467,9 +467,10 @@ def _header_start(
     the header's underlines, when given: a heading centred over a right-aligned figure reaches past it)."""
     lo, hi = columns[0][0], columns[-1][1]
     top = min(f.rect[1] for f in lines[start])
+    band = UNDERLINE_BAND * max(f.rect[3] - f.rect[1] for f in lines[start])
     for rule in underlines:
-        if top - UNDERLINE_BAND * max(f.rect[3] - f.rect[1] for f in lines[start]) <= rule.pos <= top + 1:
-            lo, hi = (min(lo, rule.lo), max(hi, rule.hi)) if rule.lo < hi and lo < rule.hi else (lo, hi)
+        if top - band <= rule.pos <= top + 1 and rule.lo < hi and lo < rule.hi:
+            lo, hi = min(lo, rule.lo), max(hi, rule.hi)
     lo, hi = lo - HEADER_SLACK, hi + HEADER_SLACK
     k = start
     while (
