@@ -44,7 +44,7 @@ def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
     on_letters = {i for i in other if grid.beneath(glyphs[i].rect) >= COVERED}
     out: set[int] = set()
     for run in _runs(glyphs, other):
-        lying = sum(1 for i in run if i in on_body or i in on_letters)
+        lying = sum(1 for i in run if i in on_body)
         if any(i in on_letters for i in run) or (lying and lying >= RUN_SHARE * len(run)):
             out.update(range(run[0], run[-1] + 1))
     return out
@@ -87,10 +87,9 @@ class _Grid:
         area = (rect[2] - rect[0]) * (rect[3] - rect[1])
         if area <= 0:
             return 0.0
-        seen = {r for cell in _cells(rect) for r in self.cells.get(cell, [])}
         overlap = sum(
             max(0.0, min(rect[2], r[2]) - max(rect[0], r[0])) * max(0.0, min(rect[3], r[3]) - max(rect[1], r[1]))
-            for r in seen
+            for r in self._near(rect)
         )
         return overlap / area
 
@@ -101,7 +100,7 @@ class _Grid:
             return 0.0
         spans = sorted(
             (max(rect[0], r[0]), min(rect[2], r[2]))
-            for r in {r for cell in _cells(rect) for r in self.cells.get(cell, [])}
+            for r in self._near(rect)
             if min(rect[2], r[2]) > max(rect[0], r[0])
             and min(rect[3], r[3]) - max(rect[1], r[1]) >= INSIDE * (r[3] - r[1])
         )
@@ -110,6 +109,10 @@ class _Grid:
             covered += max(0.0, hi - max(lo, reach))
             reach = max(reach, hi)
         return covered / (rect[2] - rect[0])
+
+    def _near(self, rect: Rect) -> set[Rect]:
+        """Body boxes sharing a bucket with ``rect``."""
+        return {r for cell in _cells(rect) for r in self.cells.get(cell, [])}
 
 
 def _cells(rect: Rect) -> list[tuple[int, int]]:
