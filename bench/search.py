@@ -152,11 +152,8 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
     """True when the planner serves the dense leg from the HNSW index (EXPLAIN under the leg's settings)."""
-    from psycopg import sql
-
     statement, params = prepared.dense
-    plan = store.run_leg(sql.SQL("EXPLAIN ") + statement, params)
-    return any(f"spans_hnsw_d{dim}" in str(next(iter(row.values()))) for row in plan)
+    return any(f"spans_hnsw_d{dim}" in line for line in store.explain_leg(statement, params))
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:
@@ -383,42 +380,24 @@ def _write_document(
     """One synthetic document of ``spans`` spans, written as the ingester writes one (a document transaction:
     the document row, its pages, one paragraph block per span, the spans, then the lexical outbox entry last);
     returns its page count."""
+    from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, SpanRecord
+
     rng, vocab = gen["rng"], gen["vocab"]
     family = _FAMILIES[number % len(_FAMILIES)]
     source = f"synthetic_{family}_{number:04d}.pdf"
     doc_id = hashlib.sha256(f"{SEED}:{source}".encode()).hexdigest()
     pages = math.ceil(spans / SPANS_PER_PAGE)
-    keys = {"workspace": workspace, "doc_id": doc_id}
-    page_rows: list[dict[str, Any]] = []
-    block_rows: list[dict[str, Any]] = []
+    page_rows: list[PageRecord] = []
+    block_rows: list[BlockRecord] = []
     rows: list[dict[str, Any]] = []
     for page in range(1, pages + 1):
         count = min(SPANS_PER_PAGE, spans - (page - 1) * SPANS_PER_PAGE)
         text, span_rows = _page_spans(vocab, rng, family, page, count)
-        page_rows.append(
-            {
-                **keys,
-                "page_number": page,
-                "text": text,
-                "width": 612.0,
-                "height": 792.0,
-                "rotation": 0,
-                "label": None,
-                "used_ocr": False,
-                "needs_ocr": False,
-                "locator": None,
-            }
-        )
+        page_rows.append(PageRecord(workspace, doc_id, page, text, 612.0, 792.0, 0, None, False, False, None))
         block_rows.extend(
-            {
-                **keys,
-                "page_number": page,
-                "ordinal": row["ordinal"],
-                "kind": "paragraph",
-                "char_start": row["char_start"],
-                "char_end": row["char_end"],
-                "bbox": row["bbox"],
-            }
+            BlockRecord(
+                workspace, doc_id, page, row["ordinal"], "paragraph", row["char_start"], row["char_end"], row["bbox"]
+            )
             for row in span_rows
         )
         rows.extend(span_rows)
@@ -426,27 +405,29 @@ def _write_document(
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with store.document_transaction(workspace) as writer:
         writer.document(
-            {
-                **keys,
-                "source": source,
-                "doc_type": None,
-                "kind": "pdf",
-                "byte_size": 1000 * pages,
-                "page_count": pages,
-                "extractor_version": "synthetic",
-                "chunker_version": "synthetic",
-                "model_id": model_id,
-                "name": f"{source} ({doc_id[:12]})",
-                "version": 1,
-                "latest": True,
-                "ingested_at": None,
-            }
+            DocumentRecord(
+                workspace=workspace,
+                doc_id=doc_id,
+                source=source,
+                doc_type=None,
+                kind="pdf",
+                byte_size=1000 * pages,
+                page_count=pages,
+                extractor_version="synthetic",
+                chunker_version="synthetic",
+                model_id=model_id,
+                meta={},
+                name=f"{source} ({doc_id[:12]})",
+                version=1,
+                latest=True,
+                ingested_at=None,
+            )
         )
         writer.pages(page_rows)
         writer.blocks(block_rows)
         writer.spans(
             [
-                {**row, **keys, "dim": dim, "embedding": vector, "embed_key": None}
+                SpanRecord(workspace=workspace, doc_id=doc_id, **row, dim=dim, embedding=vector, embed_key=None)
                 for row, vector in zip(rows, vectors, strict=True)
             ]
         )
@@ -462,15 +443,10 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
     and built again afterwards with the same DDL (``hnsw_index_ddl``): far faster than inserting each random
     vector into the graph, and the same index in the end. Only ever run against the bench's own database.
     """
-    from psycopg import sql
-
-    from kruschnexus.store import queries as q
-
     store, embedder = corpus.store, corpus.embedder
     store.ensure_workspace(corpus.workspace, embedder.model_id, embedder.dim)
-    index_name = f"spans_hnsw_d{embedder.dim}"
     if not index_during_load:
-        store.conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index_name)))
+        store.drop_vector_index(embedder.dim)
     rng = np.random.default_rng(SEED)
     gen = {"rng": rng, "vocab": Vocabulary.build(rng)}
     per_doc = SPANS_PER_PAGE * PAGES_PER_DOC
@@ -487,21 +463,16 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
     started = time.perf_counter()
     if not index_during_load:
         progress("  building the HNSW index")
-        store.conn.execute("SET maintenance_work_mem = '1GB'")
-        store.conn.execute(q.hnsw_index_ddl(embedder.dim))
-        store.conn.execute("RESET maintenance_work_mem")
+        store.build_vector_index(embedder.dim, maintenance_work_mem="1GB")
     index_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    for table in ("documents", "pages", "spans"):
-        store.conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table)))
+    store.analyze()
     analyze_seconds = time.perf_counter() - started
     progress("  building the lexical (BM25) index")
     started = time.perf_counter()
     synced = corpus.lexicon.sync(store, corpus.workspace)
     lexical_seconds = time.perf_counter() - started
-    index = store.conn.execute(
-        "SELECT pg_size_pretty(pg_relation_size(%(name)s::regclass)) AS size", {"name": index_name}
-    ).fetchone()
+    index_size = store.vector_index_size(embedder.dim)
     return {
         "documents": docs,
         "pages": pages,
@@ -513,7 +484,7 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
         "lexical_index_seconds": round(lexical_seconds, 3),
         "lexical_index_spans": synced.spans,
         "total_seconds": round(load_seconds + index_seconds + analyze_seconds + lexical_seconds, 3),
-        "hnsw_index_size": None if index is None else index["size"],
+        "hnsw_index_size": index_size,
     }
 
 

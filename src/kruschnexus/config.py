@@ -47,6 +47,10 @@ class Settings:
         home: data folder (embedded database, kept original bytes). Env ``NEXUS_HOME``.
         database_url: an external PostgreSQL (16+, pgvector) DSN; ``None`` runs the embedded server
             under ``home``. Env ``NEXUS_DATABASE_URL``.
+        read_database_url: a streaming replica of that server: searches and page reads go there, writes to the
+            primary. Env ``NEXUS_READ_DATABASE_URL``.
+        replica_wait: seconds a read waits for the replica to replay this process's last write before it reads the
+            primary instead. Env ``NEXUS_REPLICA_WAIT``.
         embedder: ``local`` (bundled all-MiniLM-L6-v2 int8 ONNX) or ``ollama:<model>``. Env ``NEXUS_EMBEDDER``.
         ollama_url: base URL of an Ollama server. Env ``NEXUS_OLLAMA_URL``.
         embed_batch: texts per embedding call. Env ``NEXUS_EMBED_BATCH``.
@@ -100,6 +104,8 @@ class Settings:
 
     home: Path = field(default_factory=_default_home)
     database_url: str | None = None
+    read_database_url: str | None = None
+    replica_wait: float = 2.0
     embedder: str = "local"
     ollama_url: str = "http://127.0.0.1:11434"
     embed_batch: int = 32

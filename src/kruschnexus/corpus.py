@@ -66,6 +66,8 @@ class Corpus:
         store: PgStore | None = None,
         lexicon: Lexicon | None = None,
         readers: ReaderPool | None = None,
+        database: Database | None = None,
+        replica: PgStore | None = None,
     ) -> None:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
@@ -74,11 +76,19 @@ class Corpus:
         store: an open store to borrow (a server's connection pool); :meth:`close` then leaves it open.
         lexicon: the process's lexical indexes to share (a server's); opened under ``NEXUS_HOME`` when omitted.
         readers: warm reader processes to borrow for ingests (a server's); each ingest starts its own without.
+        database: the process's database to share (a server's), so that every corpus of the process knows its
+            writes (see :attr:`read_from`).
+        replica: an open connection to the replica to borrow (a server's pool).
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
-        self._database: Database | None = None
+        self._database: Database | None = database
+        self._owns_database = database is None
         self._store: PgStore | None = store
+        self._replica: PgStore | None = replica
+        self._owns_replica = replica is None
+        #: Which server answered the last search or page read, and why (``primary`` without a replica).
+        self.read_from = "primary"
         self._owns_store = store is None
         self._embedder: Embedder | None = embedder
         self._lexicon = lexicon
@@ -94,13 +104,47 @@ class Corpus:
         self.close()
 
     @property
+    def database(self) -> Database:
+        """The database (the server, and its replica if one is set); nothing connects until :attr:`store`."""
+        if self._database is None:
+            s = self.settings
+            self._database = Database(s.database_url, s.pgdata, s.read_database_url)
+        return self._database
+
+    @property
     def store(self) -> PgStore:
-        """The open store (connects on first use)."""
+        """The open store on the primary (connects on first use)."""
         if self._store is None:
-            if self._database is None:
-                self._database = Database(self.settings.database_url, self.settings.pgdata)
-            self._store = self._database.connect()
+            self._store = self.database.connect()
         return self._store
+
+    @property
+    def read_store(self) -> PgStore:
+        """Where searches and page reads go: the replica (``NEXUS_READ_DATABASE_URL``) once it has replayed every
+        write of this process, waiting up to ``NEXUS_REPLICA_WAIT`` seconds for it; else the primary, which has
+        them. :attr:`read_from` says which answered, and why.
+
+        Raises:
+            StoreError: the replica cannot be reached, or is not a replica of this version's schema.
+        """
+        if self.database.read_url is None:
+            self.read_from = "primary"
+            return self.store
+        if self._replica is None:
+            self._replica = self.database.connect_replica()
+            assert self._replica is not None
+        if self.database.caught_up(self._replica, self.settings.replica_wait):
+            self.read_from = "replica"
+            return self._replica
+        self.read_from = (
+            f"primary: the replica had not replayed this process's last write after {self.settings.replica_wait:g} s"
+        )
+        return self.store
+
+    def _wrote(self) -> None:
+        """Note this process's write, so that reads from the replica wait until it has replayed it."""
+        if self.database.read_url is not None:
+            self.database.note_write(self.store)
 
     @property
     def embedder(self) -> Embedder:
@@ -125,8 +169,13 @@ class Corpus:
             if self._owns_store:
                 self._store.close()
             self._store = None
+        if self._replica is not None:
+            if self._owns_replica:
+                self._replica.close()
+            self._replica = None
         if self._database is not None:
-            self._database.close()
+            if self._owns_database:
+                self._database.close()
             self._database = None
 
     def ingest(
@@ -157,6 +206,7 @@ class Corpus:
                 self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined, reader=reader
             )
             results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name, names=names)
+        self._wrote()
         self.lexicon.sync(self.store, self.workspace)
         return results
 
@@ -174,15 +224,16 @@ class Corpus:
             ingester = Ingester(self.store, self.embedder, self.settings, self.workspace, ocr=ocr, reader=reader)
             try:
                 for row in self.store.read_versions(self.workspace):
-                    doc_id = str(row["doc_id"])
+                    doc_id = row.doc_id
                     if not every and not ingester.stale_because(doc_id, row):
                         continue
-                    result = ingester.reread(doc_id, str(row["source"]), row["doc_type"], progress)
+                    result = ingester.reread(doc_id, row.source, row.doc_type, progress)
                     if progress is not None:
                         progress.file_done(result)
                     results.append(result)
             finally:
                 ingester.close()
+        self._wrote()
         self.lexicon.sync(self.store, self.workspace)
         return results
 
@@ -248,7 +299,7 @@ class Corpus:
             if unknown or not legs:
                 raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
             settings = dataclasses.replace(settings, legs=tuple(legs))
-        return run_search(self.store, self.embedder, self.lexicon, self.workspace, query, k, settings)
+        return run_search(self.read_store, self.embedder, self.lexicon, self.workspace, query, k, settings)
 
     def exists(self) -> bool:
         """Whether this workspace exists."""
@@ -280,7 +331,7 @@ class Corpus:
             NotFoundError: the workspace does not exist (checked before the first span, not on iteration).
         """
         self.require_exists()
-        return (hit_from_row(row) for row in self.store.iter_spans(self.workspace))
+        return (hit_from_row(row) for row in self.read_store.iter_spans(self.workspace))
 
     def resolve(self, hit: Hit | dict[str, Any] | str) -> Resolution:
         """Where the words of an old hit (a :class:`Hit`, its JSON object, or its id) are in the latest version of
@@ -353,11 +404,14 @@ class Corpus:
         Raises:
             EmbedError: the workspace exists but was built with another model.
         """
-        return self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        created = self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        self._wrote()
+        return created
 
     def delete(self) -> bool:
         """Delete this workspace, its rows and the kept bytes no other workspace holds; True if it existed."""
         existed, orphans = self.store.delete_workspace_documents(self.workspace)
+        self._wrote()
         self.lexicon.drop(self.workspace)
         for doc_id in orphans:
             blobs.forget(self.settings.blob_dir, doc_id)
@@ -372,6 +426,7 @@ class Corpus:
         existed, orphan = self.store.delete_document(self.workspace, doc_id)
         if not existed:
             raise NotFoundError(f"no document {doc_id!r} in workspace {self.workspace!r}")
+        self._wrote()
         self.lexicon.sync(self.store, self.workspace)
         if orphan:
             blobs.forget(self.settings.blob_dir, doc_id)
@@ -394,7 +449,7 @@ class Corpus:
         Raises:
             NotFoundError: no such document or page in this workspace.
         """
-        row = self.store.page(self.workspace, doc_id, page_number)
+        row = self.read_store.page(self.workspace, doc_id, page_number)
         if row is None:
             self.document(doc_id)
             raise NotFoundError(f"document {doc_id!r} has no page {page_number}")
@@ -409,7 +464,7 @@ class Corpus:
         """
         if "\\u0000" in json.dumps(locator):  # json writes a NUL as \\u0000
             raise ConfigError("locator: contains a NUL character")
-        row = self.store.unit(self.workspace, doc_id, locator)
+        row = self.read_store.unit(self.workspace, doc_id, locator)
         if row is None:
             self.document(doc_id)
             raise NotFoundError(f"document {doc_id!r} has no unit at {locator}")
@@ -418,7 +473,18 @@ class Corpus:
     def page_spans(self, doc_id: str, page_number: int) -> list[Hit]:
         """Every stored span of one page as v1 hits (``score`` null), in reading order."""
         self.page(doc_id, page_number)
-        return [hit_from_row(row) for row in self.store.page_spans(self.workspace, doc_id, page_number)]
+        return [hit_from_row(row) for row in self.read_store.page_spans(self.workspace, doc_id, page_number)]
+
+    def span(self, doc_id: str, page_number: int, char_start: int, char_end: int) -> Hit:
+        """The stored span of a page at exactly these offsets, as a v1 hit (``score`` null).
+
+        Raises:
+            NotFoundError: no such document, page, or span of that page.
+        """
+        for hit in self.page_spans(doc_id, page_number):
+            if (hit.char_start, hit.char_end) == (char_start, char_end):
+                return hit
+        raise NotFoundError(f"page {page_number} of {doc_id} has no stored span {char_start}-{char_end}")
 
     def page_image(self, doc_id: str, page_number: int, dpi: int = 100, boxes: Sequence[Sequence[float]] = ()) -> bytes:
         """A PDF page as displayed, as PNG at ``dpi`` (36-300), with ``boxes`` (hit coordinates) drawn over it.

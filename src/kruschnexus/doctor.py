@@ -61,7 +61,19 @@ def _check_store(settings: Settings, open_store: Callable[[], PgStore], report: 
         return None
     report.checks.append(Check("database", True, f"{where}: PostgreSQL {info['postgres']}"))
     report.checks.append(Check("pgvector", True, f"version {info['pgvector']}"))
+    _check_role(store, report)
     return store
+
+
+def _check_role(store: PgStore, report: DoctorReport) -> None:
+    """What the database role cannot do, and what the DBA must run (an external server is handed over by one)."""
+    try:
+        summary, limits = store.role_summary(), store.role_limits()
+    except PkgError as exc:
+        report.checks.append(Check("database role", False, f"cannot read the role's privileges: {exc}"))
+        return
+    detail = "; ".join([summary, *(f"{limit.what}; a DBA runs: {limit.fix}" for limit in limits)])
+    report.checks.append(Check("database role", not limits, detail))
 
 
 def _check_model(settings: Settings, load_embedder: Callable[[], Embedder], report: DoctorReport) -> Embedder | None:
@@ -77,9 +89,9 @@ def _check_model(settings: Settings, load_embedder: Callable[[], Embedder], repo
 
 def _check_workspaces(store: PgStore, embedder: Embedder, report: DoctorReport) -> None:
     rows = store.workspaces()
-    bad = [r for r in rows if (r["model_id"], r["dim"]) != (embedder.model_id, embedder.dim)]
+    bad = [r for r in rows if (r.model_id, r.dim) != (embedder.model_id, embedder.dim)]
     if bad:
-        names = ", ".join(f"{r['name']} ({r['model_id']})" for r in bad)
+        names = ", ".join(f"{r.name} ({r.model_id})" for r in bad)
         report.checks.append(Check("workspaces", False, f"built with another model: {names}"))
     else:
         report.checks.append(Check("workspaces", True, f"{len(rows)} workspace(s), all on {embedder.model_id}"))

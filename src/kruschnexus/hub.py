@@ -7,10 +7,8 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
-
-from psycopg import pq
 
 from kruschnexus import tokens
 from kruschnexus.config import Settings
@@ -18,7 +16,7 @@ from kruschnexus.corpus import Corpus, check_workspace_name
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import StoreUnavailable
+from kruschnexus.errors import StoreError, StoreUnavailable
 from kruschnexus.lexical.sync import Lexicon
 from kruschnexus.schema.v1 import WorkspaceInfo
 from kruschnexus.store.database import Database
@@ -41,11 +39,10 @@ class Hub:
     def __init__(self, settings: Settings, embedder: Embedder | None = None, connections: int = 4) -> None:
         self.settings = settings
         self._embedder = embedder
-        self._limit = max(1, connections)
-        self._idle: queue.LifoQueue[PgStore] = queue.LifoQueue()
-        self._opened = 0
         self._lock = threading.Lock()
-        self.database = Database(settings.database_url, settings.pgdata)
+        self.database = Database(settings.database_url, settings.pgdata, settings.read_database_url)
+        self._primary = _Pool(self.database.connect, max(1, connections), "database")
+        self._replica = _Pool(self._connect_replica, max(1, connections), "replica")
         self.lexicon = Lexicon(settings.lexical_dir)
         #: Reader processes kept warm for ingests (an upload does not wait for one to start).
         self.readers = ReaderPool(ReadLimits.from_settings(settings))
@@ -77,20 +74,16 @@ class Hub:
         """Stop the idle readers, close every idle connection and the lexical indexes, release the embedded server."""
         self.readers.close()
         self.lexicon.close()
-        while True:
-            try:
-                self._idle.get_nowait().close()
-            except queue.Empty:
-                break
-        with self._lock:
-            self._opened = 0
+        self._primary.close()
+        self._replica.close()
         self.database.close()
 
     @contextlib.contextmanager
     def corpus(self, workspace: str) -> Iterator[Corpus]:
         """A :class:`Corpus` for ``workspace`` on a borrowed connection, returned to the pool afterwards."""
         name = check_workspace_name(workspace)
-        with self._store() as store:
+        with self._store() as store, contextlib.ExitStack() as stack:
+            replica = stack.enter_context(self._replica.borrowed()) if self.database.read_url else None
             yield Corpus(
                 name,
                 settings=self.settings,
@@ -98,7 +91,15 @@ class Hub:
                 store=store,
                 lexicon=self.lexicon,
                 readers=self.readers,
+                database=self.database,
+                replica=replica,
             )
+
+    def _connect_replica(self) -> PgStore:
+        replica = self.database.connect_replica()
+        if replica is None:
+            raise StoreError("no replica is configured (NEXUS_READ_DATABASE_URL)")
+        return replica
 
     def workspaces(self) -> list[WorkspaceInfo]:
         """Every workspace with its model and document count."""
@@ -137,11 +138,43 @@ class Hub:
 
     @contextlib.contextmanager
     def _store(self) -> Iterator[PgStore]:
+        with self._primary.borrowed() as store:
+            yield store
+
+
+class _Pool:
+    """At most ``limit`` connections of one kind (the primary's or the replica's), reused while sound."""
+
+    def __init__(self, open_store: Callable[[], PgStore], limit: int, what: str) -> None:
+        self._open = open_store
+        self._limit = limit
+        self._what = what
+        self._idle: queue.LifoQueue[PgStore] = queue.LifoQueue()
+        self._opened = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def borrowed(self) -> Iterator[PgStore]:
+        """A connection for the block, given back (or closed, when unsound) afterwards.
+
+        Raises:
+            StoreUnavailable: every connection stayed busy for ``POOL_WAIT_SECONDS``.
+        """
         store = self._borrow()
         try:
             yield store
         finally:
             self._give_back(store)
+
+    def close(self) -> None:
+        """Close every idle connection."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                break
+        with self._lock:
+            self._opened = 0
 
     def _borrow(self) -> PgStore:
         try:
@@ -154,7 +187,7 @@ class Hub:
                 self._opened += 1
         if room:
             try:
-                return self.database.connect()
+                return self._open()
             except BaseException:
                 with self._lock:
                     self._opened -= 1
@@ -163,11 +196,11 @@ class Hub:
             return self._idle.get(timeout=POOL_WAIT_SECONDS)
         except queue.Empty:
             raise StoreUnavailable(
-                f"all {self._limit} database connections stayed busy for {POOL_WAIT_SECONDS:.0f} s", retry_after=5
+                f"all {self._limit} {self._what} connections stayed busy for {POOL_WAIT_SECONDS:.0f} s", retry_after=5
             ) from None
 
     def _give_back(self, store: PgStore) -> None:
-        if store.conn.closed or store.conn.broken or store.conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        if not store.reusable:
             store.close()
             with self._lock:
                 self._opened -= 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +28,7 @@ from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.parse.ocr import OcrMode, tesseract_languages, tesseract_version
 from kruschnexus.store.postgres import DocumentWriter, PgStore
+from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, ReadVersionsRow, SpanRecord, StoredRow
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
 CHUNKER_VERSION = "sections-13"
@@ -54,9 +55,9 @@ class _Identity:
     ingested_at: datetime | None = None
 
     @classmethod
-    def of(cls, stored: Mapping[str, Any]) -> _Identity:
-        """A stored version's identity (a ``store.queries.SELECT_STORED`` row)."""
-        return cls(str(stored["name"]), int(stored["version"]), bool(stored["latest"]), stored["ingested_at"])
+    def of(cls, stored: StoredRow) -> _Identity:
+        """A stored version's identity."""
+        return cls(stored.name, stored.version, stored.latest, stored.ingested_at)
 
 
 class _DeletedMeanwhile(Exception):
@@ -67,8 +68,8 @@ class _DeletedMeanwhile(Exception):
 class _Batch:
     """Rows waiting to be written: pages and blocks first, then the spans cut from them."""
 
-    pages: list[dict[str, Any]] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
+    pages: list[PageRecord] = field(default_factory=list)
+    blocks: list[BlockRecord] = field(default_factory=list)
     spans: list[tuple[Chunk, int]] = field(default_factory=list)
 
 
@@ -309,8 +310,8 @@ class Ingester:
         stored = self.store.stored(self.workspace, digest)
         if stored is None:
             return None
-        version, stored_name = int(stored["version"]), str(stored["name"])
-        if stored["name"] == name and not stored["latest"]:
+        version, stored_name = stored.version, stored.name
+        if stored.name == name and not stored.latest:
             with self.store.document_transaction(self.workspace) as writer:
                 for changed in writer.restore_latest(self.workspace, name, digest):
                     writer.announce(self.workspace, changed, "upsert")
@@ -322,7 +323,7 @@ class Ingester:
             note += f"; {why}: `nexus reingest -w {self.workspace}` reads it again"
         return FileResult(str(path), "unchanged", note, doc_id=digest, name=stored_name, version=version)
 
-    def stale_because(self, doc_id: str, row: Mapping[str, Any] | None = None) -> str:
+    def stale_because(self, doc_id: str, row: ReadVersionsRow | None = None) -> str:
         """Why reading the stored document again would change it (``""`` when it would not): an older extractor or
         chunker read it, or pages still without text would be OCR'd under this ingest's OCR choice."""
         if row is None:
@@ -330,11 +331,11 @@ class Ingester:
             if not rows:
                 return ""
             row = rows[0]
-        versions = (row["extractor_version"], row["chunker_version"])
+        versions = (row.extractor_version, row.chunker_version)
         if versions != (EXTRACTOR_VERSION, CHUNKER_VERSION):
             return f"read by an older version ({versions[0]}, {versions[1]})"
         ocr = self.read_options
-        if row["needs_ocr"] and ocr.ocr != OcrMode.NEVER and ocr_can_run(ocr.ocr_lang):
+        if row.needs_ocr and ocr.ocr != OcrMode.NEVER and ocr_can_run(ocr.ocr_lang):
             return "pages without a text layer that were not OCR'd then, and Tesseract is here now"
         return ""
 
@@ -369,23 +370,23 @@ class Ingester:
                     version, superseded = writer.claim_version(self.workspace, identity.name, digest)
                 result.name, result.version = identity.name, version
                 stored = writer.document(
-                    {
-                        "workspace": self.workspace,
-                        "doc_id": digest,
-                        "source": path.name,
-                        "doc_type": doc_type,
-                        "kind": source.kind,
-                        "byte_size": copy.stat().st_size,
-                        "page_count": source.page_count,
-                        "extractor_version": EXTRACTOR_VERSION,
-                        "chunker_version": CHUNKER_VERSION,
-                        "model_id": self.embedder.model_id,
-                        "meta": source.meta,
-                        "name": identity.name,
-                        "version": version,
-                        "latest": latest,
-                        "ingested_at": identity.ingested_at,
-                    }
+                    DocumentRecord(
+                        workspace=self.workspace,
+                        doc_id=digest,
+                        source=path.name,
+                        doc_type=doc_type,
+                        kind=source.kind,
+                        byte_size=copy.stat().st_size,
+                        page_count=source.page_count,
+                        extractor_version=EXTRACTOR_VERSION,
+                        chunker_version=CHUNKER_VERSION,
+                        model_id=self.embedder.model_id,
+                        meta=source.meta,
+                        name=identity.name,
+                        version=version,
+                        latest=latest,
+                        ingested_at=identity.ingested_at,
+                    )
                 )
                 if not stored:
                     raise _StoredMeanwhile
@@ -420,8 +421,8 @@ class Ingester:
         for page, chunks in pages:
             if self._title is None:
                 self._title = title_of(page.text)[:EMBED_TITLE_CHARS] if self.settings.embed_title else ""
-            batch.pages.append(self._page_row(doc_id, page))
-            batch.blocks.extend(self._block_row(doc_id, page, k) for k in range(len(page.blocks)))
+            batch.pages.append(self._page_record(doc_id, page))
+            batch.blocks.extend(self._block_record(doc_id, page, k) for k in range(len(page.blocks)))
             if page.needs_ocr:
                 result.needs_ocr.append(page.number)
             if page.used_ocr:
@@ -444,12 +445,12 @@ class Ingester:
         texts = [embedding_text(chunk, self._title or "") for chunk, _ in batch.spans]
         keys = [embed_key(self.embedder.model_id, text) for text in texts]
         vectors = self._vectors(writer, texts, keys)
-        rows = [
-            {**self._span_row(doc_id, chunk, ordinal, vector), "embed_key": key}
+        spans = [
+            self._span_record(doc_id, chunk, ordinal, vector, key)
             for (chunk, ordinal), vector, key in zip(batch.spans, vectors, keys, strict=True)
         ]
-        writer.spans(rows)
-        return len(rows)
+        writer.spans(spans)
+        return len(spans)
 
     def _vectors(self, writer: DocumentWriter, texts: list[str], keys: list[str]) -> list[Any]:
         """A vector for each text: a stored span's with the same key, or the model's (for those alone)."""
@@ -460,55 +461,56 @@ class Ingester:
         self._reused += len(texts) - len(missing)
         return [known[key] if key in known else next(fresh) for key in keys]
 
-    def _page_row(self, doc_id: str, page: Page) -> dict[str, Any]:
-        return {
-            "workspace": self.workspace,
-            "doc_id": doc_id,
-            "page_number": page.number,
-            "text": page.text,
-            "width": page.width,
-            "height": page.height,
-            "rotation": page.rotation,
-            "label": page.label,
-            "used_ocr": page.used_ocr,
-            "needs_ocr": page.needs_ocr,
-            "locator": page.locator,
-        }
+    def _page_record(self, doc_id: str, page: Page) -> PageRecord:
+        return PageRecord(
+            workspace=self.workspace,
+            doc_id=doc_id,
+            page_number=page.number,
+            text=page.text,
+            width=page.width,
+            height=page.height,
+            rotation=page.rotation,
+            label=page.label,
+            used_ocr=page.used_ocr,
+            needs_ocr=page.needs_ocr,
+            locator=page.locator,
+        )
 
-    def _block_row(self, doc_id: str, page: Page, ordinal: int) -> dict[str, Any]:
+    def _block_record(self, doc_id: str, page: Page, ordinal: int) -> BlockRecord:
         block = page.blocks[ordinal]
-        return {
-            "workspace": self.workspace,
-            "doc_id": doc_id,
-            "page_number": page.number,
-            "ordinal": ordinal,
-            "kind": block.kind.value,
-            "char_start": block.start,
-            "char_end": block.end,
-            "bbox": list(to_xywh(block.rect)),
-        }
+        return BlockRecord(
+            workspace=self.workspace,
+            doc_id=doc_id,
+            page_number=page.number,
+            ordinal=ordinal,
+            kind=block.kind.value,
+            char_start=block.start,
+            char_end=block.end,
+            bbox=list(to_xywh(block.rect)),
+        )
 
-    def _span_row(self, doc_id: str, chunk: Chunk, ordinal: int, vector: Any) -> dict[str, Any]:
+    def _span_record(self, doc_id: str, chunk: Chunk, ordinal: int, vector: Any, key: str) -> SpanRecord:
         bbox = chunk.bbox
-        return {
-            "workspace": self.workspace,
-            "doc_id": doc_id,
-            "page_number": chunk.page_number,
-            "ordinal": ordinal,
-            "char_start": chunk.start,
-            "char_end": chunk.end,
-            "text": chunk.text,
-            "section": chunk.section,
-            "section_path": list(chunk.section_path),
-            "heading_path": list(chunk.heading_path),
-            "header": chunk.header,
-            "boxes": [list(to_xywh(r)) for r in chunk.rects] if chunk.rects else None,
-            "bbox": None if bbox is None else list(to_xywh(bbox)),
-            "locator": chunk.locator,
-            "used_ocr": chunk.used_ocr,
-            "dim": self.embedder.dim,
-            "embedding": vector,
-        }
+        return SpanRecord(
+            workspace=self.workspace,
+            doc_id=doc_id,
+            page_number=chunk.page_number,
+            ordinal=ordinal,
+            char_start=chunk.start,
+            char_end=chunk.end,
+            text=chunk.text,
+            section=chunk.section,
+            section_path=list(chunk.section_path),
+            heading_path=list(chunk.heading_path),
+            header=chunk.header,
+            boxes=[list(to_xywh(r)) for r in chunk.rects] if chunk.rects else None,
+            bbox=None if bbox is None else list(to_xywh(bbox)),
+            locator=chunk.locator,
+            used_ocr=chunk.used_ocr,
+            dim=self.embedder.dim,
+            embedding=vector,
+            embed_key=key,
+        )
 
 
 def ocr_can_run(lang: str) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 from kruschnexus.chunk.grammar import strip_refs
 from kruschnexus.errors import NotFoundError, QueryError
 from kruschnexus.schema.v1 import DocumentDiff, Hit, Resolution, SectionChange
-from kruschnexus.store.postgres import PgStore, Row
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import HitRow, PageTextRow
 from kruschnexus.wire import hit_from_row
 
 #: A section whose heading title is gone still "changed" (rather than was removed) when a section of the same id
@@ -89,20 +90,20 @@ def resolve(store: PgStore, workspace: str, old: OldHit) -> Resolution:
         NotFoundError: the hit's document is not in the workspace (by its version, or by the name it carries).
     """
     name, from_version, old_rows = _old_version(store, workspace, old)
-    latest = next((r for r in store.versions(workspace, name) if r["latest"]), None)
+    latest = next((r for r in store.versions(workspace, name) if r.latest), None)
     if latest is None:
         raise NotFoundError(f"no version of {name!r} is left in workspace {workspace!r}")
     old_span = _span_at(old_rows, old)
-    words = old.text if old.text is not None else (str(old_span["text"]) if old_span is not None else None)
+    words = old.text if old.text is not None else (old_span.text if old_span is not None else None)
     if words is None:
         raise NotFoundError("the hit carries no text and its version is no longer stored: nothing to look for")
-    latest_id, to_version = str(latest["doc_id"]), int(latest["version"])
+    latest_id, to_version = latest.doc_id, latest.version
     base = {"document": name, "from_version": from_version, "to_version": to_version, "text": words}
     rows = store.document_hits(workspace, latest_id)
-    header = str(old_span["header"]) if old_span is not None else ""
+    header = old_span.header if old_span is not None else ""
     pages = store.pages(workspace, latest_id)
     # The unit number of an unpaged hit is its stored span's page_number.
-    near = old.page_number if old.page_number is not None or old_span is None else int(old_span["page_number"])
+    near = old.page_number if old.page_number is not None or old_span is None else old_span.page_number
     found = _find_words(pages, words, near, old.char_start)
     body = _without_heading(words, header)
     renumbered = (
@@ -110,21 +111,21 @@ def resolve(store: PgStore, workspace: str, old: OldHit) -> Resolution:
     )
     if found is not None:
         page, start, end = found
-        holding = [r for r in rows if r["page_number"] == page and r["char_start"] < end and r["char_end"] > start]
+        holding = [r for r in rows if r.page_number == page and r.char_start < end and r.char_end > start]
         status = "current" if latest_id == old.doc_id else "moved"
-        where = f"p.{page}" if holding and holding[0]["paged"] else "its unit"
+        where = f"p.{page}" if holding and holding[0].paged else "its unit"
         what = "the words under its heading" if renumbered else "the same words"
         return Resolution(
             **base,
             status=status,
-            page_number=page if holding and holding[0]["paged"] else None,
+            page_number=page if holding and holding[0].paged else None,
             char_start=start,
             char_end=end,
             hits=[hit_from_row(r) for r in holding],
             reason=f"{what} are in version {to_version}, {where}, offsets {start}-{end}"
             + (f" (the heading {header!r} reads otherwise now)" if renumbered else ""),
         )
-    section = old_span["section"] if old_span is not None else None
+    section = old_span.section if old_span is not None else None
     now = _section_now(rows, header, section, words)
     if now:
         title = heading_title(header) or section
@@ -160,10 +161,10 @@ def diff(store: PgStore, workspace: str, name: str, from_version: int | None, to
         NotFoundError: no such document or version.
         QueryError: the document has one version and none was asked for, or the versions are the same.
     """
-    versions = {int(r["version"]): r for r in store.versions(workspace, name)}
+    versions = {r.version: r for r in store.versions(workspace, name)}
     if not versions:
         raise NotFoundError(f"no document named {name!r} in workspace {workspace!r}")
-    newest = max(v for v, r in versions.items() if r["latest"]) if any(r["latest"] for r in versions.values()) else 0
+    newest = max(v for v, r in versions.items() if r.latest) if any(r.latest for r in versions.values()) else 0
     to_v = to_version if to_version is not None else newest
     from_v = from_version if from_version is not None else max((v for v in versions if v < to_v), default=0)
     for v in (from_v, to_v):
@@ -172,8 +173,8 @@ def diff(store: PgStore, workspace: str, name: str, from_version: int | None, to
             raise NotFoundError(f"{name!r} has no version {v} (it has {known})")
     if from_v == to_v:
         raise QueryError(f"versions {from_v} and {to_v} are the same: give two different versions", 0)
-    old = _sections(store.document_hits(workspace, str(versions[from_v]["doc_id"])))
-    new = _sections(store.document_hits(workspace, str(versions[to_v]["doc_id"])))
+    old = _sections(store.document_hits(workspace, versions[from_v].doc_id))
+    new = _sections(store.document_hits(workspace, versions[to_v].doc_id))
     return DocumentDiff(document=name, from_version=from_v, to_version=to_v, sections=_compare(old, new))
 
 
@@ -200,23 +201,23 @@ class _Section:
         return text[len(header) :].strip() if header and text.startswith(header) else text
 
 
-def _sections(rows: Sequence[Row]) -> dict[tuple[str, int], _Section]:
+def _sections(rows: Sequence[HitRow]) -> dict[tuple[str, int], _Section]:
     """A version's spans grouped into sections in reading order, keyed by (title, occurrence of that title)."""
     out: dict[tuple[str, int], _Section] = {}
     current: _Section | None = None
     seen: dict[str, int] = {}
     for row in rows:
-        header, section = str(row["header"]), row["section"]
+        header, section = row.header, row.section
         if current is None or (header, section) != (current.header, current.section):
             title = heading_title(header) or str(section or "")
             count = seen.get(title, 0)
             seen[title] = count + 1
             current = _Section(title, section, header, [], [])
             out[(title, count)] = current
-        page = int(row["page_number"])
+        page = row.page_number
         if page not in current.pages:
             current.pages.append(page)
-        current.texts.append(str(row["text"]))
+        current.texts.append(row.text)
     return out
 
 
@@ -267,11 +268,11 @@ def _without_ids(text: str) -> str:
     return " ".join(strip_refs(text).split())
 
 
-def _old_version(store: PgStore, workspace: str, old: OldHit) -> tuple[str, int, list[Row]]:
+def _old_version(store: PgStore, workspace: str, old: OldHit) -> tuple[str, int, list[HitRow]]:
     """The old hit's document name, version number and (when that version is still stored) its spans."""
     stored = store.stored(workspace, old.doc_id)
     if stored is not None:
-        return str(stored["name"]), int(stored["version"]), store.document_hits(workspace, old.doc_id)
+        return stored.name, stored.version, store.document_hits(workspace, old.doc_id)
     if old.document and store.versions(workspace, old.document):
         return old.document, 0, []
     raise NotFoundError(
@@ -280,18 +281,18 @@ def _old_version(store: PgStore, workspace: str, old: OldHit) -> tuple[str, int,
     )
 
 
-def _span_at(rows: Sequence[Row], old: OldHit) -> Row | None:
+def _span_at(rows: Sequence[HitRow], old: OldHit) -> HitRow | None:
     """The stored span of the old version at the hit's place (offsets on its page or unit)."""
     for row in rows:
-        same_place = (
-            row["page_number"] == old.page_number if row["paged"] else (row["locator"] or None) == old.locator
-        ) or (old.page_number is None and old.locator is None)
-        if same_place and (row["char_start"], row["char_end"]) == (old.char_start, old.char_end):
+        same_place = (row.page_number == old.page_number if row.paged else (row.locator or None) == old.locator) or (
+            old.page_number is None and old.locator is None
+        )
+        if same_place and (row.char_start, row.char_end) == (old.char_start, old.char_end):
             return row
     return None
 
 
-def _find_words(pages: Sequence[Row], words: str, near: int | None, offset: int) -> tuple[int, int, int] | None:
+def _find_words(pages: Sequence[PageTextRow], words: str, near: int | None, offset: int) -> tuple[int, int, int] | None:
     """``(page, start, end)`` of ``words`` in the pages' text: exactly, else with any white space between the
     words; of several places, the one nearest page ``near``, then offset ``offset``."""
     tokens = words.split()
@@ -301,7 +302,7 @@ def _find_words(pages: Sequence[Row], words: str, near: int | None, offset: int)
     places: list[tuple[int, int, int]] = []
     for exact in (True, False):
         for page in pages:
-            text, number = str(page["text"]), int(page["page_number"])
+            text, number = page.text, page.page_number
             if exact:
                 places += [(number, m.start(), m.start() + len(words)) for m in re.finditer(re.escape(words), text)]
             else:
@@ -318,18 +319,18 @@ def _find_words(pages: Sequence[Row], words: str, near: int | None, offset: int)
     return min(places, key=distance)
 
 
-def _section_now(rows: Sequence[Row], header: str, section: str | None, words: str) -> list[Row]:
+def _section_now(rows: Sequence[HitRow], header: str, section: str | None, words: str) -> list[HitRow]:
     """The latest version's spans of the old span's section: by its heading's title, else by its id when they read
     alike (:data:`SAME_ID_LIKENESS`); for a passage with neither, the most alike one (:data:`UNHEADED_LIKENESS`)."""
     title = heading_title(header)
     if title:
-        same_title = [r for r in rows if heading_title(str(r["header"])) == title]
+        same_title = [r for r in rows if heading_title(r.header) == title]
         if same_title:
             return _first_run(same_title, rows)
     if section is None:
         return [] if title else _most_alike(rows, words)
-    same_id = [r for r in rows if r["section"] == section]
-    text = " ".join(str(r["text"]) for r in same_id)
+    same_id = [r for r in rows if r.section == section]
+    text = " ".join(r.text for r in same_id)
     return _first_run(same_id, rows) if same_id and _likeness(words, text) >= SAME_ID_LIKENESS else []
 
 
@@ -337,16 +338,16 @@ def _likeness(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, " ".join(a.split()), " ".join(b.split()), autojunk=False).ratio()
 
 
-def _most_alike(rows: Sequence[Row], words: str) -> list[Row]:
+def _most_alike(rows: Sequence[HitRow], words: str) -> list[HitRow]:
     """The one unheaded span of ``rows`` most like ``words`` word for word, if alike enough
     (:data:`UNHEADED_LIKENESS`): a table row whose status changed, not another row of the same columns."""
-    best: tuple[float, Row] | None = None
+    best: tuple[float, HitRow] | None = None
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(words.casefold().split())
     for row in rows:
-        if row["section"] is not None or heading_title(str(row["header"])):
+        if row.section is not None or heading_title(row.header):
             continue
-        matcher.set_seq1(str(row["text"]).casefold().split())
+        matcher.set_seq1(row.text.casefold().split())
         if matcher.real_quick_ratio() < UNHEADED_LIKENESS or matcher.quick_ratio() < UNHEADED_LIKENESS:
             continue
         likeness = matcher.ratio()
@@ -355,12 +356,12 @@ def _most_alike(rows: Sequence[Row], words: str) -> list[Row]:
     return [] if best is None else [best[1]]
 
 
-def _first_run(matching: list[Row], rows: Sequence[Row]) -> list[Row]:
+def _first_run(matching: list[HitRow], rows: Sequence[HitRow]) -> list[HitRow]:
     """The first consecutive run of ``matching`` in reading order (one section, not a later one of the same name)."""
-    keys = {(r["page_number"], r["ordinal"]) for r in matching}
-    run: list[Row] = []
+    keys = {(r.page_number, r.ordinal) for r in matching}
+    run: list[HitRow] = []
     for row in rows:
-        if (row["page_number"], row["ordinal"]) in keys:
+        if (row.page_number, row.ordinal) in keys:
             run.append(row)
         elif run:
             break

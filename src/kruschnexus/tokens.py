@@ -11,13 +11,13 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from kruschnexus.errors import AuthError, ForbiddenError, NotFoundError
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import TokenRecord, TokenRow, TokenSecretRow
 
 Mode = Literal["read", "write"]
 _TOKEN = re.compile(r"^nxt_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
@@ -71,8 +71,7 @@ def create(store: PgStore, workspace: str, mode: Mode = "read", label: str = "")
     if store.workspace(workspace) is None:
         raise NotFoundError(f"workspace {workspace!r} does not exist: ingest into it first")
     token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
-    values = {"token_id": token_id, "workspace": workspace, "secret_hash": _hash(secret), "mode": mode, "label": label}
-    store.insert_token(values)
+    store.insert_token(TokenRecord(token_id, workspace, _hash(secret), mode, label))
     row = store.token(token_id)
     assert row is not None
     return f"nxt_{token_id}_{secret}", _info(row)
@@ -87,11 +86,11 @@ def authenticate(store: PgStore, presented: str) -> Grant:
     match = _TOKEN.match(presented.strip())
     token_id, secret = match.groups() if match else ("", "")
     row = store.token(token_id) if token_id else None
-    stored = bytes(row["secret_hash"]) if row is not None else _NO_SUCH
+    stored = bytes(row.secret_hash) if row is not None else _NO_SUCH
     genuine = hmac.compare_digest(stored, _hash(secret))
-    if row is None or not genuine or row["revoked_at"] is not None:
+    if row is None or not genuine or row.revoked_at is not None:
         raise AuthError("a valid API token is required (see nexus token create)")
-    return Grant(token_id=str(row["token_id"]), workspace=str(row["workspace"]), mode=row["mode"])
+    return Grant(token_id=row.token_id, workspace=row.workspace, mode=_mode(row.mode))
 
 
 def listing(store: PgStore, workspace: str) -> list[TokenInfo]:
@@ -113,12 +112,16 @@ def _hash(secret: str) -> bytes:
     return hashlib.sha256(secret.encode("utf-8")).digest()
 
 
-def _info(row: Mapping[str, Any]) -> TokenInfo:
+def _mode(stored: str) -> Mode:
+    return "write" if stored == "write" else "read"
+
+
+def _info(row: TokenRow | TokenSecretRow) -> TokenInfo:
     return TokenInfo(
-        token_id=str(row["token_id"]),
-        workspace=str(row["workspace"]),
-        mode="write" if row["mode"] == "write" else "read",
-        label=str(row["label"]),
-        created_at=row["created_at"],
-        revoked_at=row["revoked_at"],
+        token_id=row.token_id,
+        workspace=row.workspace,
+        mode=_mode(row.mode),
+        label=row.label,
+        created_at=row.created_at,
+        revoked_at=row.revoked_at,
     )

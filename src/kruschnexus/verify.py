@@ -13,6 +13,7 @@ from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page, to_xywh
 from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import DocumentRow, PageTextRow, SpanTextRow
 
 #: Stored and re-derived box coordinates may differ by this much (points) — rounding only.
 BOX_TOLERANCE = 0.011
@@ -53,14 +54,14 @@ def verify_workspace(
         report.documents += 1
         _verify_document(store, settings, workspace, doc, report)
         if tick is not None:
-            tick(str(doc["source"]))
+            tick(doc.source)
     return report
 
 
 def _verify_document(
-    store: PgStore, settings: Settings, workspace: str, doc: Mapping[str, Any], report: VerifyReport
+    store: PgStore, settings: Settings, workspace: str, doc: DocumentRow, report: VerifyReport
 ) -> None:
-    doc_id, source_name = str(doc["doc_id"]), str(doc["source"])
+    doc_id, source_name = doc.doc_id, doc.source
 
     def miss(page: int | None, what: str) -> None:
         report.mismatches.append(Mismatch(source_name, doc_id, page, what))
@@ -72,26 +73,26 @@ def _verify_document(
     if blobs.sha256_file(path) != doc_id:
         miss(None, "kept bytes no longer match the document's sha256")
         return
-    stored_pages = {int(p["page_number"]): p for p in store.pages(workspace, doc_id)}
-    spans_by_page: dict[int, list[Mapping[str, Any]]] = {}
+    stored_pages = {p.page_number: p for p in store.pages(workspace, doc_id)}
+    spans_by_page: dict[int, list[SpanTextRow]] = {}
     for row in store.document_spans(workspace, doc_id):
-        spans_by_page.setdefault(int(row["page_number"]), []).append(row)
-    meta: Mapping[str, Any] = doc["meta"] or {}
+        spans_by_page.setdefault(row.page_number, []).append(row)
+    meta: Mapping[str, Any] = doc.meta
     options = ReadOptions(ocr=OcrMode(meta.get("ocr", "never")), ocr_workers=1, ocr_lang=settings.ocr_lang)
     try:
-        with open_source(path, str(doc["kind"]), options) as source:
+        with open_source(path, doc.kind, options) as source:
             if source.page_count != len(stored_pages):
                 miss(None, f"{source.page_count} pages in the file, {len(stored_pages)} stored")
             engine = source.meta.get("ocr_engine")
-            ocr_differs = any(p["used_ocr"] for p in stored_pages.values()) and engine != meta.get("ocr_engine")
+            ocr_differs = any(p.used_ocr for p in stored_pages.values()) and engine != meta.get("ocr_engine")
             if ocr_differs:
                 miss(None, f"OCR'd with {meta.get('ocr_engine')}, cannot re-run it here ({engine or 'no Tesseract'})")
             for number, stored in sorted(stored_pages.items()):
                 report.pages += 1
-                if stored["needs_ocr"]:
+                if stored.needs_ocr:
                     report.needs_ocr.append((source_name, number))
-                if not (stored["used_ocr"] and ocr_differs):
-                    fresh = _fresh_page(source, number, bool(stored["used_ocr"]))
+                if not (stored.used_ocr and ocr_differs):
+                    fresh = _fresh_page(source, number, stored.used_ocr)
                     _verify_page(fresh, stored, spans_by_page.get(number, []), miss, report)
     except ParseError as exc:
         miss(exc.page, f"cannot re-read the original: {exc.reason}")
@@ -107,16 +108,16 @@ def _fresh_page(source: Source, number: int, used_ocr: bool) -> Page:
 
 def _verify_page(
     page: Page,
-    stored: Mapping[str, Any],
-    spans: Sequence[Mapping[str, Any]],
+    stored: PageTextRow,
+    spans: Sequence[SpanTextRow],
     miss: Callable[[int | None, str], None],
     report: VerifyReport,
 ) -> None:
-    if page.text != stored["text"]:
+    if page.text != stored.text:
         miss(page.number, "page text differs from a fresh extraction")
         return
-    if page.locator != stored["locator"]:
-        miss(page.number, f"unit locator differs: stored {stored['locator']}, fresh {page.locator}")
+    if page.locator != stored.locator:
+        miss(page.number, f"unit locator differs: stored {stored.locator}, fresh {page.locator}")
         return
     for span in spans:
         report.spans += 1
@@ -125,9 +126,9 @@ def _verify_page(
             miss(page.number, problem)
 
 
-def _check_span(page: Page, span: Mapping[str, Any]) -> str | None:
-    start, end = int(span["char_start"]), int(span["char_end"])
-    return check_span(page, start, end, str(span["text"]), span["boxes"], f"span {span['ordinal']} [{start}:{end}]")
+def _check_span(page: Page, span: SpanTextRow) -> str | None:
+    start, end = span.char_start, span.char_end
+    return check_span(page, start, end, span.text, span.boxes, f"span {span.ordinal} [{start}:{end}]")
 
 
 def check_span(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from kruschnexus.errors import without_paths
 from kruschnexus.model import locator_label
 from kruschnexus.schema.v1 import DocumentInfo, Hit, IngestedFile, IngestReport, PageText, WorkspaceInfo
+from kruschnexus.store.records import DocumentRow, HitRow, PageRow, WorkspaceRow
 
 
 def citation(source: str, page_number: int | None, header: str, locator_label: str | None = None) -> str:
@@ -20,84 +21,76 @@ def citation(source: str, page_number: int | None, header: str, locator_label: s
     return f"{base} § {header}" if header else base
 
 
-def _boxes(raw: Any) -> list[list[float]] | None:
-    if raw is None:
-        return None
-    return [[float(v) for v in box] for box in raw]
-
-
 def hit_from_row(
-    row: Mapping[str, Any],
+    row: HitRow,
     score: float | None = None,
     reasons: Sequence[str] = (),
     confidence: float | None = None,
 ) -> Hit:
-    """A stored span row (see ``store.queries.SELECT_SPANS``) as a v1 hit."""
-    bbox = row["bbox"]
-    locator = row["locator"]
-    page_number = row["page_number"] if row["paged"] else None
-    label = None if page_number is not None or locator is None else locator_label(locator)
+    """A stored span as a v1 hit."""
+    page_number = row.page_number if row.paged else None
+    label = None if page_number is not None or row.locator is None else locator_label(row.locator)
     return Hit(
-        citation=citation(row["source"], page_number, row["header"], label),
-        doc_id=row["doc_id"],
-        source=row["source"],
-        document=row["name"],
-        version=row["version"],
-        doc_type=row["doc_type"],
+        citation=citation(row.source, page_number, row.header, label),
+        doc_id=row.doc_id,
+        source=row.source,
+        document=row.name,
+        version=row.version,
+        doc_type=row.doc_type,
         page_number=page_number,
-        page_label=row["label"],
-        locator=locator,
-        header=row["header"],
-        heading_path=list(row["heading_path"]),
-        section=row["section"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        bbox=None if bbox is None else [float(v) for v in bbox],
-        boxes=_boxes(row["boxes"]),
+        page_label=row.label,
+        locator=row.locator,
+        header=row.header,
+        heading_path=list(row.heading_path),
+        section=row.section,
+        char_start=row.char_start,
+        char_end=row.char_end,
+        bbox=None if row.bbox is None else [float(v) for v in row.bbox],
+        boxes=None if row.boxes is None else [[float(v) for v in box] for box in row.boxes],
         match_reasons=list(reasons),
-        text=row["text"],
+        text=row.text,
         score=score,
         confidence=confidence,
-        used_ocr=row["used_ocr"],
+        used_ocr=row.used_ocr,
     )
 
 
-def workspace_from_row(row: Mapping[str, Any]) -> WorkspaceInfo:
-    """A ``store.queries.SELECT_WORKSPACES`` row."""
-    return WorkspaceInfo(name=row["name"], model_id=row["model_id"], dim=row["dim"], documents=row["count"])
+def workspace_from_row(row: WorkspaceRow) -> WorkspaceInfo:
+    """A workspace as listed."""
+    return WorkspaceInfo(name=row.name, model_id=row.model_id, dim=row.dim, documents=row.documents)
 
 
-def document_from_row(row: Mapping[str, Any]) -> DocumentInfo:
-    """A ``store.queries.SELECT_DOCUMENTS`` row."""
+def document_from_row(row: DocumentRow) -> DocumentInfo:
+    """A stored document version."""
     return DocumentInfo(
-        doc_id=row["doc_id"],
-        source=row["source"],
-        name=row["name"],
-        version=row["version"],
-        latest=row["latest"],
-        doc_type=row["doc_type"],
-        kind=row["kind"],
-        byte_size=row["byte_size"],
-        page_count=row["page_count"],
-        extractor_version=row["extractor_version"],
-        meta=dict(row["meta"] or {}),
-        ingested_at=row["ingested_at"].isoformat(),
+        doc_id=row.doc_id,
+        source=row.source,
+        name=row.name,
+        version=row.version,
+        latest=row.latest,
+        doc_type=row.doc_type,
+        kind=row.kind,
+        byte_size=row.byte_size,
+        page_count=row.page_count,
+        extractor_version=row.extractor_version,
+        meta=dict(row.meta),
+        ingested_at=row.ingested_at.isoformat(),
     )
 
 
-def page_from_row(row: Mapping[str, Any]) -> PageText:
-    """A ``store.queries.SELECT_PAGE`` row."""
+def page_from_row(row: PageRow) -> PageText:
+    """A stored page (or unit)."""
     return PageText(
-        doc_id=row["doc_id"],
-        source=row["source"],
-        page_number=row["page_number"],
-        page_label=row["label"],
-        locator=row["locator"],
-        width=float(row["width"]),
-        height=float(row["height"]),
-        text=row["text"],
-        used_ocr=row["used_ocr"],
-        needs_ocr=row["needs_ocr"],
+        doc_id=row.doc_id,
+        source=row.source,
+        page_number=row.page_number,
+        page_label=row.label,
+        locator=row.locator,
+        width=float(row.width),
+        height=float(row.height),
+        text=row.text,
+        used_ocr=row.used_ocr,
+        needs_ocr=row.needs_ocr,
     )
 
 

@@ -122,6 +122,9 @@ def test_export_streams_every_span(client: TestClient, hub: Hub, fixtures_worksp
     lines = [json.loads(line) for line in response.text.splitlines()]
     with hub.corpus(fixtures_workspace) as corpus:
         assert lines == [h.model_dump(mode="json") for h in corpus.export()]
+        paged = next(line for line in lines if line["page_number"] is not None)
+        found = corpus.span(paged["doc_id"], paged["page_number"], paged["char_start"], paged["char_end"])
+        assert found.model_dump(mode="json") == paged, "the span at a hit's offsets is that hit"
 
 
 def test_original_bytes_come_back_as_an_attachment(client: TestClient, fixtures_workspace: str) -> None:

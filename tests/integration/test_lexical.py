@@ -188,10 +188,7 @@ def agreement_with_bm25s(corpus: Corpus, queries: list[str], folder: Path) -> tu
 
     rows = list(corpus.store.lexical_spans(corpus.workspace, None))
     index = TantivyIndex(folder)
-    entries = [
-        SpanEntry(str(r["doc_id"]), int(r["page_number"]), int(r["ordinal"]), str(r["text"]), "", (), (), None, True)
-        for r in rows
-    ]
+    entries = [SpanEntry(r.doc_id, r.page_number, r.ordinal, r.text, "", (), (), None, True) for r in rows]
     index.replace([], entries, [])
     index.commit(IndexState("check", 0))
     reference = bm25s.BM25(method="lucene", k1=1.2, b=0.75)

@@ -59,7 +59,7 @@ def test_a_document_read_by_an_older_chunker_is_read_again_keeping_its_vectors(c
         assert r.reason.startswith("read again") and CHUNKER_VERSION in r.reason
     assert _spans(corpus) == before
     assert [(h.citation, h.score) for h in corpus.search("security deposit returned")] == hits_before
-    assert all(str(row["chunker_version"]) == CHUNKER_VERSION for row in corpus.store.read_versions(corpus.workspace))
+    assert all(row.chunker_version == CHUNKER_VERSION for row in corpus.store.read_versions(corpus.workspace))
     assert corpus.reread() == []
     assert corpus.verify().ok
 
@@ -103,7 +103,7 @@ def test_a_document_deleted_meanwhile_is_not_brought_back(
         corpus.delete_document(doc_id)
         ingester = Ingester(corpus.store, embedder, settings, corpus.workspace)
         try:
-            result = ingester.reread(doc_id, str(row["source"]), row["doc_type"])
+            result = ingester.reread(doc_id, row.source, row.doc_type)
         finally:
             ingester.close()
         assert result.status == "skipped" and "deleted" in result.reason

@@ -116,7 +116,7 @@ LAYERS = {
     "retrieve": 4,
     "blobs": 2,
     "sandbox": 2,
-    "wire": 2,
+    "wire": 4,
     "ingest": 5,
     "verify": 5,
     "revisions": 5,

@@ -318,7 +318,4 @@ def _boxes(raw: str) -> list[list[float]]:
 
 def _span_boxes(corpus: Corpus, doc_id: str, page_number: int, hit: str) -> list[list[float]]:
     start, end = (int(v) for v in hit.split("-"))
-    for span in corpus.page_spans(doc_id, page_number):
-        if (span.char_start, span.char_end) == (start, end):
-            return span.boxes or []
-    raise NotFoundError(f"page {page_number} of {doc_id} has no stored span {start}-{end}")
+    return corpus.span(doc_id, page_number, start, end).boxes or []

@@ -86,7 +86,7 @@ def command(
     """
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
         if not create and not corpus.exists():
-            raise NotFoundError(unknown_workspace(workspace, [str(r["name"]) for r in corpus.store.workspaces()]))
+            raise NotFoundError(unknown_workspace(workspace, [r.name for r in corpus.store.workspaces()]))
         results = corpus.ingest(list(paths), doc_type=doc_type, progress=Bar(bar), ocr=ocr, name=name)
     if as_json:
         render.ingest_json(results, workspace)

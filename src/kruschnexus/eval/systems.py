@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from kruschnexus import blobs
 from kruschnexus.corpus import Corpus
@@ -19,7 +19,7 @@ from kruschnexus.errors import ParseError
 from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page
 from kruschnexus.parse.ocr import OcrMode
-from kruschnexus.schema.v1 import Hit
+from kruschnexus.schema.v1 import DocumentInfo, Hit
 from kruschnexus.verify import check_span
 
 
@@ -59,9 +59,7 @@ class SpanProver:
 
     def __init__(self, corpus: Corpus) -> None:
         self._corpus = corpus
-        self._docs: dict[str, dict[str, Any]] = {
-            str(d["doc_id"]): dict(d) for d in corpus.store.documents(corpus.workspace)
-        }
+        self._docs: dict[str, DocumentInfo] = {d.doc_id: d for d in corpus.documents()}
         self._pages: dict[tuple[str, int], Page] = {}
         self._units: dict[str, list[Page]] = {}
 
@@ -93,12 +91,12 @@ class SpanProver:
                 self._units[hit.doc_id] = list(source.pages())
         return next((p for p in self._units[hit.doc_id] if p.locator == hit.locator), None)
 
-    def _open(self, doc: dict[str, Any]) -> Source:
-        meta = doc.get("meta") or {}
+    def _open(self, doc: DocumentInfo) -> Source:
+        meta = doc.meta
         settings = self._corpus.settings
         options = ReadOptions(ocr=OcrMode(meta.get("ocr", "never")), ocr_workers=1, ocr_lang=settings.ocr_lang)
-        path: Path = blobs.blob_path(self._corpus.settings.blob_dir, str(doc["doc_id"]))
-        return open_source(path, str(doc["kind"]), options)
+        path: Path = blobs.blob_path(self._corpus.settings.blob_dir, doc.doc_id)
+        return open_source(path, doc.kind, options)
 
 
 class NexusSystem:

@@ -16,16 +16,16 @@ from __future__ import annotations
 import fcntl
 import functools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kruschnexus.lexical.analysis import entity_names, file_stem, file_words, legal_ids, line_markers, title_of
 from kruschnexus.lexical.index import DocEntry, IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex, remove_index
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import LexicalDocumentRow, LexicalSpanRow
 
 #: How much of a document's beginning the document index reads: pages (units) and characters.
 FRONT_PAGES = 40
@@ -146,7 +146,7 @@ class Lexicon:
 def _add(
     index: TantivyIndex,
     removed: Sequence[str],
-    rows: Any,
+    rows: Iterable[LexicalSpanRow],
     docs: dict[str, DocEntry],
     tick: Callable[[int], None] | None = None,
 ) -> int:
@@ -156,7 +156,7 @@ def _add(
     added = index.replace(removed, [], docs.values())
     batch: list[SpanEntry] = []
     for row in rows:
-        batch.append(span_entry(row, titles.get(str(row["doc_id"]), "")))
+        batch.append(span_entry(row, titles.get(row.doc_id, "")))
         if len(batch) >= _BATCH:
             added += index.replace([], batch, [])
             batch = []
@@ -172,32 +172,30 @@ def _tick(progress: Progress, total: int, done: int) -> None:
     progress(done, total)
 
 
-def _doc_entries(rows: list[Any]) -> dict[str, DocEntry]:
+def _doc_entries(rows: list[LexicalDocumentRow]) -> dict[str, DocEntry]:
     out = {}
     for row in rows:
-        front = str(row["front"] or "")
-        name = " \n".join(
-            part for part in (title_of(front), file_words(str(row["source"])), *entity_names(front)) if part
-        )
-        out[str(row["doc_id"])] = DocEntry(str(row["doc_id"]), name, front, file_stem(str(row["source"])))
+        front = row.front or ""
+        name = " \n".join(part for part in (title_of(front), file_words(row.source), *entity_names(front)) if part)
+        out[row.doc_id] = DocEntry(row.doc_id, name, front, file_stem(row.source))
     return out
 
 
-def span_entry(row: Any, title: str) -> SpanEntry:
+def span_entry(row: LexicalSpanRow, title: str) -> SpanEntry:
     """A stored span as the index holds it (context: title, headings below the page, section id)."""
-    section = row["section"]
-    path = tuple(row["section_path"] or ())
-    headings = [h for h in list(row["heading_path"] or ())[1:] if h]
+    section = row.section
+    path = tuple(row.section_path or ())
+    headings = [h for h in list(row.heading_path or ())[1:] if h]
     context = " \n".join(part for part in (title, *headings, section or "") if part)
     keys = tuple(dict.fromkeys([*path, *([section] if section else [])]))
     return SpanEntry(
-        doc_id=str(row["doc_id"]),
-        page_number=int(row["page_number"]),
-        ordinal=int(row["ordinal"]),
-        text=str(row["text"]),
+        doc_id=row.doc_id,
+        page_number=row.page_number,
+        ordinal=row.ordinal,
+        text=row.text,
         context=context,
-        ids=tuple(dict.fromkeys([*legal_ids(f"{row['text']} {section or ''}"), *line_markers(str(row["text"]))])),
+        ids=tuple(dict.fromkeys([*legal_ids(f"{row.text} {section or ''}"), *line_markers(row.text)])),
         section_keys=keys,
-        doc_type=row["doc_type"],
-        paged=bool(row["paged"]),
+        doc_type=row.doc_type,
+        paged=row.paged,
     )

@@ -41,7 +41,8 @@ from kruschnexus.retrieve.vocabulary import (
 )
 from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit, SearchResponse
 from kruschnexus.store import queries as q
-from kruschnexus.store.postgres import PgStore, Row
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import LegRow
 from kruschnexus.wire import hit_from_row
 
 
@@ -308,10 +309,10 @@ class _Legs:
 
     def run(
         self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
-    ) -> tuple[dict[tuple[str, int, int], Row], list[Candidate]]:
+    ) -> tuple[dict[tuple[str, int, int], LegRow], list[Candidate]]:
         """Each leg's candidates under ``span_f`` (``query`` gives the lexical index the same restrictions)."""
-        dense_rows: list[Row] = []
-        sparse_rows: list[Row] = []
+        dense_rows: list[LegRow] = []
+        sparse_rows: list[LegRow] = []
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         if "dense" in s.legs:
@@ -355,7 +356,7 @@ def _absent(
 
 
 def _mark_repeats(
-    scored: list[Scored], repeats: list[tuple[Scored, Scored]], rows: dict[tuple[str, int, int], Row]
+    scored: list[Scored], repeats: list[tuple[Scored, Scored]], rows: dict[tuple[str, int, int], LegRow]
 ) -> list[Scored]:
     """``scored`` with the twins' repeats shown as not admitted, and why; a paged twin that stands for an admitted
     repeat is shown admitted."""
@@ -374,15 +375,15 @@ def _mark_repeats(
     ]
 
 
-def _citation(row: Row) -> str:
+def _citation(row: LegRow) -> str:
     return hit_from_row(row).citation
 
 
-def _described(row: Row) -> tuple[str, str, str, bool]:
-    return str(row["doc_id"]), str(row["source"]), str(row["text"]), bool(row["paged"])
+def _described(row: LegRow) -> tuple[str, str, str, bool]:
+    return row.doc_id, row.source, row.text, row.paged
 
 
-def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[Row]:
+def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[LegRow]:
     """The lexical index's spans read from PostgreSQL (which re-applies every filter), in the index's order."""
     if not ranked:
         return []
@@ -394,7 +395,7 @@ def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[Lex
         "key_pages": [h.key[1] for h in ranked],
         "key_ordinals": [h.key[2] for h in ranked],
     }
-    by_key = {_key(r): r for r in store.run_leg(sql_text, params)}
+    by_key = {r.key: r for r in store.run_leg(sql_text, params)}
     return [by_key[h.key] for h in ranked if h.key in by_key]
 
 
@@ -407,36 +408,39 @@ def _confidence(
     return round(value, 4)
 
 
-def _key(row: Row) -> tuple[str, int, int]:
-    return (str(row["doc_id"]), int(row["page_number"]), int(row["ordinal"]))
-
-
 def _candidates(
-    dense_rows: list[Row], sparse_rows: list[Row], coverage: dict[tuple[str, int, int], float]
-) -> tuple[dict[tuple[str, int, int], Row], list[Candidate]]:
+    dense_rows: list[LegRow], sparse_rows: list[LegRow], coverage: dict[tuple[str, int, int], float]
+) -> tuple[dict[tuple[str, int, int], LegRow], list[Candidate]]:
     """Candidates of both legs; a span's ``sparse_score`` is its lexical coverage."""
-    rows: dict[tuple[str, int, int], Row] = {}
+    rows: dict[tuple[str, int, int], LegRow] = {}
     fields: dict[tuple[str, int, int], dict[str, Any]] = {}
-    dense_sorted = sorted(dense_rows, key=lambda r: (-float(r["cosine"]), _key(r)))
+    dense_sorted = sorted(dense_rows, key=lambda r: (-_cosine(r), r.key))
     for rank, row in enumerate(dense_sorted, start=1):
-        key = _key(row)
+        key = row.key
         rows[key] = row
-        fields.setdefault(key, {}).update(dense_rank=rank, cosine=round(float(row["cosine"]), 6))
+        fields.setdefault(key, {}).update(dense_rank=rank, cosine=round(_cosine(row), 6))
     for rank, row in enumerate(sparse_rows, start=1):
-        key = _key(row)
+        key = row.key
         rows.setdefault(key, row)
         fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=coverage.get(key, 0.0))
     return rows, [_candidate(key, rows[key], values) for key, values in fields.items()]
 
 
-def _candidate(key: tuple[str, int, int], row: Row, ranks: dict[str, Any]) -> Candidate:
+def _cosine(row: LegRow) -> float:
+    """The cosine a dense-leg row carries."""
+    if row.cosine is None:
+        raise ValueError(f"a dense-leg row without a cosine: {row.key}")
+    return float(row.cosine)
+
+
+def _candidate(key: tuple[str, int, int], row: LegRow, ranks: dict[str, Any]) -> Candidate:
     """A span's leg ranks and scores, with what its section and its text say about it."""
-    text = str(row["text"])
+    text = row.text
     return Candidate(
         key=key,
-        fulltext_match=bool(row["fulltext_match"]),
-        section=row["section"],
-        section_path=tuple(row["section_path"] or ()),
+        fulltext_match=row.fulltext_match,
+        section=row.section,
+        section_path=tuple(row.section_path or ()),
         markers=tuple(line_markers(text)),
         opens=tuple(line_markers(text.lstrip().split("\n", 1)[0])),
         contents=looks_like_contents(text),
@@ -461,7 +465,7 @@ def _trace(
     embedder: Embedder,
     settings: FusionSettings,
     scored: list[Scored],
-    rows: dict[tuple[str, int, int], Row],
+    rows: dict[tuple[str, int, int], LegRow],
     hits: int,
     match: DocMatch | None,
     unknown: list[str] | None = None,
@@ -479,7 +483,7 @@ def _trace(
             CandidateTrace(
                 citation=hit_from_row(row).citation,
                 doc_id=c.key[0],
-                page_number=c.key[1] if row["paged"] else None,
+                page_number=c.key[1] if row.paged else None,
                 ordinal=c.key[2],
                 section=c.section,
                 dense_rank=c.dense_rank,
@@ -540,7 +544,7 @@ def _trace(
     if match is not None:
         parsed["document"] = {
             "doc_id": match.doc_id,
-            "source": next((str(r["source"]) for r in rows.values() if r["doc_id"] == match.doc_id), unsearchable),
+            "source": next((r.source for r in rows.values() if r.doc_id == match.doc_id), unsearchable),
             "doc_ids": list(match.doc_ids),
             "naming_terms": list(match.terms),
             "score": round(match.score, 4),

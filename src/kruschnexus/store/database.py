@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from kruschnexus.errors import StoreError, StoreUnavailable
+from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import Connection, PgStore
 
@@ -25,13 +25,28 @@ BACKOFF_SECONDS = (0.5, 5.0)
 class Database:
     """The database of one process: open with :meth:`connect`, release with :meth:`close`.
 
+    Reads may go to a streaming replica (:meth:`connect_replica`). Each write made through this process is noted
+    (:meth:`note_write`, its log position on the primary), and :meth:`caught_up` tells whether a replica has
+    replayed it, so that a search right after an ingest sees the ingest: on the replica once it has replayed it,
+    else on the primary.
+
     Args:
         url: an external server's DSN; ``None`` for the embedded server in ``pgdata``.
         pgdata: the embedded server's data folder.
+        read_url: a streaming replica of ``url`` for reads (``None``: reads go to ``url`` too).
+
+    Raises:
+        ConfigError: a replica without an external primary.
     """
 
-    def __init__(self, url: str | None, pgdata: Path) -> None:
+    def __init__(self, url: str | None, pgdata: Path, read_url: str | None = None) -> None:
+        if read_url is not None and url is None:
+            raise ConfigError(
+                "NEXUS_READ_DATABASE_URL needs NEXUS_DATABASE_URL: a replica streams from an external primary"
+            )
         self.url = url
+        self.read_url = read_url
+        self._written = 0
         self.pgdata = pgdata
         self._server: EmbeddedServer | None = None
         self._dsn: str | None = url
@@ -46,6 +61,35 @@ class Database:
             StoreError: the server cannot be reached or lacks pgvector.
         """
         return PgStore(self._current_dsn(), reconnect=self.reconnect)
+
+    def connect_replica(self) -> PgStore | None:
+        """A new connection to the replica, or ``None`` when reads go to the primary.
+
+        Raises:
+            StoreError: the replica cannot be reached, is not in recovery, or lacks this version's schema.
+        """
+        return None if self.read_url is None else PgStore(self.read_url, replica=True)
+
+    def note_write(self, primary: PgStore) -> None:
+        """Remember that this process has written up to the primary's current log position."""
+        position = primary.wal_position()
+        with self._lock:
+            self._written = max(self._written, position)
+
+    def caught_up(self, replica: PgStore, wait: float) -> bool:
+        """Whether ``replica`` has replayed every write noted here, waiting up to ``wait`` seconds for it."""
+        with self._lock:
+            written = self._written
+        deadline = time.monotonic() + wait
+        pause = 0.02
+        while True:
+            replayed = replica.replayed_position()
+            if replayed is not None and replayed >= written:
+                return True
+            if time.monotonic() + pause > deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
     def reconnect(self) -> Connection:
         """A fresh connection after one was lost: a dead embedded server is restarted first.

@@ -5,21 +5,68 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg import pq, sql
+from psycopg.rows import class_row, dict_row, tuple_row
 from psycopg.types.json import Jsonb
 
 from kruschnexus.config import EF_SEARCH
 from kruschnexus.errors import EmbedError, StoreError, StoreUnavailable
 from kruschnexus.store import queries as q
-from kruschnexus.store.migrate import migrate
+from kruschnexus.store.migrate import available, migrate
+from kruschnexus.store.records import (
+    BlockRecord,
+    DocumentRecord,
+    DocumentRow,
+    HitRow,
+    LegRow,
+    LexicalDocumentRow,
+    LexicalSpanRow,
+    PageRecord,
+    PageRow,
+    PageTextRow,
+    ReadVersionsRow,
+    RoleStandingRow,
+    SpanRecord,
+    SpanTextRow,
+    StoredRow,
+    TokenRecord,
+    TokenRow,
+    TokenSecretRow,
+    WorkspaceRow,
+    values,
+)
 
-Row = dict[str, Any]
-Connection = psycopg.Connection[Row]
+_Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RoleLimit:
+    """Something the connected role cannot do, and the statement a DBA runs so that it can."""
+
+    what: str
+    fix: str
+
+
+Connection = psycopg.Connection[_Row]
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def _all(conn: Connection, record: type[_R], statement: Any, params: Mapping[str, Any]) -> list[_R]:
+    """Every row of ``statement`` as a ``record``."""
+    with conn.cursor(row_factory=class_row(record)) as cur:
+        return cur.execute(statement, dict(params)).fetchall()
+
+
+def _one(conn: Connection, record: type[_R], statement: Any, params: Mapping[str, Any]) -> _R | None:
+    """The first row of ``statement`` as a ``record``, or ``None``."""
+    with conn.cursor(row_factory=class_row(record)) as cur:
+        return cur.execute(statement, dict(params)).fetchone()
 
 
 CATALOGUE = "*"
@@ -52,10 +99,11 @@ class PgStore:
         StoreError: the server cannot be reached or lacks pgvector.
     """
 
-    def __init__(self, dsn: str, reconnect: Callable[[], Connection] | None = None) -> None:
+    def __init__(self, dsn: str, reconnect: Callable[[], Connection] | None = None, replica: bool = False) -> None:
         self._reconnect = reconnect
+        self.replica = replica
         try:
-            self.conn: Connection = self.open_connection(dsn)
+            self.conn: Connection = self.open_connection(dsn, migrate_schema=not replica)
         except StoreError:
             if reconnect is None:
                 raise
@@ -67,18 +115,22 @@ class PgStore:
             raise StoreError(f"cannot read the database role: {exc}") from exc
 
     @staticmethod
-    def open_connection(dsn: str) -> Connection:
-        """A new connection to a migrated database with pgvector's types registered.
+    def open_connection(dsn: str, migrate_schema: bool = True) -> Connection:
+        """A new connection to a migrated database with pgvector's types registered. A replica (a hot standby,
+        ``migrate_schema`` false) is not migrated, which it cannot be: its schema must already be this version's.
 
         Raises:
-            StoreError: the server cannot be reached or lacks pgvector.
+            StoreError: the server cannot be reached or lacks pgvector, or a replica's schema is not this version's.
         """
         try:
             conn: Connection = psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL ({_redact(dsn)}): {exc}") from exc
         try:
-            migrate(conn)
+            if migrate_schema:
+                migrate(conn)
+            else:
+                _check_replica(conn, dsn)
             from pgvector.psycopg import register_vector
 
             register_vector(conn)
@@ -100,6 +152,14 @@ class PgStore:
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+    @property
+    def reusable(self) -> bool:
+        """The connection is open, sound and outside any transaction: a pool may hand it to the next caller."""
+        return (
+            not (self.conn.closed or self.conn.broken)
+            and self.conn.info.transaction_status == pq.TransactionStatus.IDLE
+        )
 
     @contextlib.contextmanager
     def scoped(self, workspace: str) -> Iterator[Connection]:
@@ -141,6 +201,53 @@ class PgStore:
         assert row is not None
         return {"postgres": str(row["postgres"]), "pgvector": str(row["pgvector"])}
 
+    def wal_position(self) -> int:
+        """The primary's current write-ahead log position (as a number): every commit so far is at or before it."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_WAL_POSITION).fetchone()
+        assert row is not None
+        return int(row["position"])
+
+    def replayed_position(self) -> int | None:
+        """How far a replica has replayed the primary's log (``None``: not a replica, or not replaying yet)."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_REPLAYED_POSITION).fetchone()
+        return None if row is None or row["position"] is None else int(row["position"])
+
+    @_read
+    def role_limits(self) -> list[RoleLimit]:
+        """What the connected role cannot do that the store would use, each with what a DBA runs to lift it
+        (empty: nothing is missing)."""
+        with self.scoped(CATALOGUE) as conn:
+            row = _one(conn, RoleStandingRow, q.SELECT_ROLE_STANDING, {})
+        assert row is not None
+        limits = []
+        if not row.fulltext_leakproof:
+            limits.append(
+                RoleLimit(
+                    "full-text matching is not LEAKPROOF, so under row security the full-text leg of a search of"
+                    " older versions scans its workspace instead of using the GIN index (5-10x slower)",
+                    "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;  -- as a superuser",
+                )
+            )
+        if row.owner is not None and row.owner != row.role and not row.superuser:
+            limits.append(
+                RoleLimit(
+                    f"the tables belong to {row.owner}, not {row.role}: a new version's migrations cannot run",
+                    f"connect as {row.owner} once after upgrading, or: REASSIGN OWNED BY {row.owner} TO {row.role};",
+                )
+            )
+        return limits
+
+    def role_summary(self) -> str:
+        """Who the connection acts as, and what binds it to one workspace at a time."""
+        with self.scoped(CATALOGUE) as conn:
+            row = _one(conn, RoleStandingRow, q.SELECT_ROLE_STANDING, {})
+        assert row is not None
+        if row.superuser or row.bypass_rls:
+            return f"{row.role} on {row.database} bypasses row security: workspace transactions act as nexus_workspace"
+        return f"{row.role} on {row.database} (no superuser): row security binds it as the tables' owner"
+
     @_read
     def workspace(self, name: str) -> tuple[str, int] | None:
         """``(model_id, dim)`` of a workspace, or ``None`` if it does not exist."""
@@ -149,10 +256,10 @@ class PgStore:
         return None if row is None else (str(row["model_id"]), int(row["dim"]))
 
     @_read
-    def workspaces(self) -> list[Row]:
+    def workspaces(self) -> list[WorkspaceRow]:
         """Every workspace with its model and document count (catalogue scope)."""
         with self.scoped(CATALOGUE) as conn:
-            return conn.execute(q.SELECT_WORKSPACES).fetchall()
+            return _all(conn, WorkspaceRow, q.SELECT_WORKSPACES, {})
 
     def ensure_workspace(self, name: str, model_id: str, dim: int) -> bool:
         """Create a workspace bound to an embedding model, or check that it is bound to this one; True when this call
@@ -219,11 +326,14 @@ class PgStore:
             rows = conn.execute(q.SELECT_OUTBOX_AFTER, {"workspace": workspace, "after": after}).fetchall()
         return [(int(r["seq"]), str(r["doc_id"]), str(r["op"])) for r in rows]
 
-    def lexical_spans(self, workspace: str, doc_ids: Sequence[str] | None) -> Iterator[Row]:
+    def lexical_spans(self, workspace: str, doc_ids: Sequence[str] | None) -> Iterator[LexicalSpanRow]:
         """What the lexical index needs of each span of these documents (of every document: ``None``), streamed."""
         statement = q.SELECT_ALL_LEXICAL_SPANS if doc_ids is None else q.SELECT_LEXICAL_SPANS
         params = {"workspace": workspace, "doc_ids": list(doc_ids or ())}
-        with self.scoped(workspace) as conn, conn.cursor(name="lexical_spans") as cur:
+        with (
+            self.scoped(workspace) as conn,
+            conn.cursor(name="lexical_spans", row_factory=class_row(LexicalSpanRow)) as cur,
+        ):
             cur.itersize = 1000
             cur.execute(statement, params)
             yield from cur
@@ -231,7 +341,7 @@ class PgStore:
     @_read
     def lexical_documents(
         self, workspace: str, doc_ids: Sequence[str] | None, front_pages: int, front_chars: int
-    ) -> list[Row]:
+    ) -> list[LexicalDocumentRow]:
         """Each document's source, type and the text of its first pages (units), for the document index."""
         statement = q.SELECT_ALL_LEXICAL_DOCUMENTS if doc_ids is None else q.SELECT_LEXICAL_DOCUMENTS
         params = {
@@ -241,7 +351,7 @@ class PgStore:
             "front_chars": front_chars,
         }
         with self.scoped(workspace) as conn:
-            return conn.execute(statement, params).fetchall()
+            return _all(conn, LexicalDocumentRow, statement, params)
 
     @_read
     def _doc_id_in_use(self, doc_id: str) -> bool:
@@ -250,25 +360,25 @@ class PgStore:
         return row is not None and int(row["uses"]) > 0
 
     @_read
-    def page(self, workspace: str, doc_id: str, page_number: int) -> Row | None:
+    def page(self, workspace: str, doc_id: str, page_number: int) -> PageRow | None:
         """One stored page (or unit) with its document's source and kind, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_PAGE, params).fetchone()
+            return _one(conn, PageRow, q.SELECT_PAGE, params)
 
     @_read
-    def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> Row | None:
+    def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> PageRow | None:
         """The stored unit of an unpaged document at ``locator``, or ``None``."""
         params = {"workspace": workspace, "doc_id": doc_id, "locator": Jsonb(dict(locator))}
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_UNIT, params).fetchone()
+            return _one(conn, PageRow, q.SELECT_UNIT, params)
 
     @_read
-    def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[Row]:
-        """The spans of one page in reading order, as ``iter_spans`` rows."""
+    def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[HitRow]:
+        """The spans of one page in reading order."""
         params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_PAGE_SPANS, params).fetchall()
+            return _all(conn, HitRow, q.SELECT_PAGE_SPANS, params)
 
     @_read
     def document_source(self, workspace: str, doc_id: str) -> str | None:
@@ -278,16 +388,16 @@ class PgStore:
         return None if row is None else str(row["source"])
 
     @_read
-    def stored(self, workspace: str, doc_id: str) -> Row | None:
-        """How a stored content is known (doc_id, source, name, version, latest, ingested_at), or ``None``."""
+    def stored(self, workspace: str, doc_id: str) -> StoredRow | None:
+        """How a stored content is known (name, version, latest, ingested_at), or ``None``."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_STORED, {"workspace": workspace, "doc_id": doc_id}).fetchone()
+            return _one(conn, StoredRow, q.SELECT_STORED, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
-    def versions(self, workspace: str, name: str) -> list[Row]:
+    def versions(self, workspace: str, name: str) -> list[DocumentRow]:
         """Every version of a document name, oldest first."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_VERSIONS, {"workspace": workspace, "name": name}).fetchall()
+            return _all(conn, DocumentRow, q.SELECT_VERSIONS, {"workspace": workspace, "name": name})
 
     @_read
     def document_names(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
@@ -297,10 +407,10 @@ class PgStore:
             return {str(row["doc_id"]): str(row["name"]) for row in rows.fetchall()}
 
     @_read
-    def document_hits(self, workspace: str, doc_id: str) -> list[Row]:
-        """Every span of one stored version in reading order, as ``iter_spans`` rows (hit columns)."""
+    def document_hits(self, workspace: str, doc_id: str) -> list[HitRow]:
+        """Every span of one stored version in reading order."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_DOCUMENT_HITS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+            return _all(conn, HitRow, q.SELECT_DOCUMENT_HITS, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
     def document_sources(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
@@ -310,11 +420,11 @@ class PgStore:
             return {str(row["doc_id"]): str(row["source"]) for row in rows.fetchall()}
 
     @_read
-    def read_versions(self, workspace: str, doc_id: str | None = None) -> list[Row]:
+    def read_versions(self, workspace: str, doc_id: str | None = None) -> list[ReadVersionsRow]:
         """Each document's (or one's) source, type, extractor and chunker versions, and whether a page still needs
         OCR."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+            return _all(conn, ReadVersionsRow, q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
     def document_vectors(self, workspace: str, doc_id: str, dim: int) -> dict[str, Any]:
@@ -333,61 +443,93 @@ class PgStore:
             raise StoreError(f"the database refused the document: {exc}") from exc
 
     @_read
-    def documents(self, workspace: str) -> list[Row]:
+    def documents(self, workspace: str) -> list[DocumentRow]:
         """Documents of a workspace."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_DOCUMENTS, {"workspace": workspace}).fetchall()
+            return _all(conn, DocumentRow, q.SELECT_DOCUMENTS, {"workspace": workspace})
 
     @_read
-    def document(self, workspace: str, doc_id: str) -> Row | None:
-        """One document of a workspace (the ``documents`` columns), or ``None``."""
+    def document(self, workspace: str, doc_id: str) -> DocumentRow | None:
+        """One document of a workspace, or ``None``."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_DOCUMENT_INFO, {"workspace": workspace, "doc_id": doc_id}).fetchone()
+            return _one(conn, DocumentRow, q.SELECT_DOCUMENT_INFO, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
-    def pages(self, workspace: str, doc_id: str) -> list[Row]:
+    def pages(self, workspace: str, doc_id: str) -> list[PageTextRow]:
         """Stored pages of a document (number, text, needs_ocr)."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+            return _all(conn, PageTextRow, q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
-    def document_spans(self, workspace: str, doc_id: str) -> list[Row]:
+    def document_spans(self, workspace: str, doc_id: str) -> list[SpanTextRow]:
         """Stored spans of a document (offsets, text, boxes)."""
         with self.scoped(workspace) as conn:
-            return conn.execute(q.SELECT_DOC_SPANS, {"workspace": workspace, "doc_id": doc_id}).fetchall()
+            return _all(conn, SpanTextRow, q.SELECT_DOC_SPANS, {"workspace": workspace, "doc_id": doc_id})
 
-    def iter_spans(self, workspace: str) -> Iterator[Row]:
+    def iter_spans(self, workspace: str) -> Iterator[HitRow]:
         """Every span of a workspace with its document and page fields, streamed."""
-        with self.scoped(workspace) as conn, conn.cursor(name="export_spans") as cur:
+        with self.scoped(workspace) as conn, conn.cursor(name="export_spans", row_factory=class_row(HitRow)) as cur:
             cur.itersize = 500
             cur.execute(q.SELECT_SPANS, {"workspace": workspace})
             yield from cur
 
     @_read
-    def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[Row]:
+    def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[LegRow]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a wider beam and iterative scans, so
         filters keep recall)."""
         with self.scoped(str(params["workspace"])) as conn:
             conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            return conn.execute(query, dict(params)).fetchall()
+            return _all(conn, LegRow, query, params)
 
-    def insert_token(self, values: Mapping[str, Any]) -> None:
+    def explain_leg(self, query: Any, params: Mapping[str, Any]) -> list[str]:
+        """The planner's plan of one retrieval leg under the settings :meth:`run_leg` uses, line by line."""
+        with self.scoped(str(params["workspace"])) as conn:
+            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            with conn.cursor(row_factory=tuple_row) as cur:
+                return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
+
+    def drop_vector_index(self, dim: int) -> None:
+        """Drop the HNSW index of one dimension (before a bulk load; :meth:`build_vector_index` makes it again)."""
+        with self.scoped(CATALOGUE) as conn:
+            conn.execute(q.drop_hnsw_index_ddl(dim))
+
+    def build_vector_index(self, dim: int, maintenance_work_mem: str | None = None) -> None:
+        """Build the HNSW index of one dimension if it is missing, with more memory for the build if given."""
+        with self.scoped(CATALOGUE) as conn:
+            if maintenance_work_mem is not None:
+                conn.execute(q.SET_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
+            conn.execute(q.LOCK_INDEX_DDL)
+            conn.execute(q.hnsw_index_ddl(dim))
+
+    def vector_index_size(self, dim: int) -> str | None:
+        """The HNSW index's size on disk, as PostgreSQL prints it, or ``None`` when there is none."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_INDEX_SIZE, {"name": f"spans_hnsw_d{int(dim)}"}).fetchone()
+        return None if row is None or row["size"] is None else str(row["size"])
+
+    def analyze(self) -> None:
+        """Refresh the planner's statistics of the document tables (after a bulk load)."""
+        with self.scoped(CATALOGUE) as conn:
+            conn.execute(q.ANALYZE)
+
+    def insert_token(self, token: TokenRecord) -> None:
         """Store a new API token (its secret hashed by the caller)."""
         with self.scoped(CATALOGUE) as conn:
-            conn.execute(q.INSERT_TOKEN, dict(values))
+            conn.execute(q.INSERT_TOKEN, values(token))
 
     @_read
-    def token(self, token_id: str) -> Row | None:
+    def token(self, token_id: str) -> TokenSecretRow | None:
         """One token by id (revoked ones included), or ``None``."""
         with self.scoped(CATALOGUE) as conn:
-            return conn.execute(q.SELECT_TOKEN, {"token_id": token_id}).fetchone()
+            return _one(conn, TokenSecretRow, q.SELECT_TOKEN, {"token_id": token_id})
 
     @_read
-    def tokens(self, workspace: str) -> list[Row]:
+    def tokens(self, workspace: str) -> list[TokenRow]:
         """The tokens of a workspace, without their hashes."""
         with self.scoped(CATALOGUE) as conn:
-            return conn.execute(q.SELECT_TOKENS, {"workspace": workspace}).fetchall()
+            return _all(conn, TokenRow, q.SELECT_TOKENS, {"workspace": workspace})
 
     def revoke_token(self, token_id: str) -> bool:
         """Revoke a token; True if it was live."""
@@ -406,14 +548,14 @@ class PgStore:
 class DocumentWriter:
     """Inserts one document's rows inside the caller's transaction, in batches."""
 
-    def __init__(self, conn: psycopg.Connection[Row]) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def document(self, values: Mapping[str, Any]) -> bool:
-        """The document row (first); ``meta`` as a plain JSON object. False when another writer stored the same
-        document first: this insert waits for that writer's transaction, so two writers of one document never
-        both store it and neither sees a constraint error; the caller then rolls back."""
-        row = self._conn.execute(q.INSERT_DOCUMENT, {**values, "meta": Jsonb(values.get("meta") or {})}).fetchone()
+    def document(self, document: DocumentRecord) -> bool:
+        """The document row (first). False when another writer stored the same document first: this insert waits
+        for that writer's transaction, so two writers of one document never both store it and neither sees a
+        constraint error; the caller then rolls back."""
+        row = self._conn.execute(q.INSERT_DOCUMENT, {**values(document), "meta": Jsonb(document.meta)}).fetchone()
         return row is not None
 
     def claim_version(self, workspace: str, name: str, doc_id: str) -> tuple[int, list[str]]:
@@ -448,13 +590,13 @@ class DocumentWriter:
         rows = self._conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
         return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
 
-    def pages(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Page (or unit) rows; ``locator`` as a plain JSON value or ``None``."""
-        self._many(q.INSERT_PAGE, [{**r, "locator": _json(r["locator"])} for r in rows])
+    def pages(self, pages: Sequence[PageRecord]) -> None:
+        """Pages (or units)."""
+        self._many(q.INSERT_PAGE, [{**values(p), "locator": _json(p.locator)} for p in pages])
 
-    def blocks(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Block rows of one page."""
-        self._many(q.INSERT_BLOCK, rows)
+    def blocks(self, blocks: Sequence[BlockRecord]) -> None:
+        """Blocks of pages already written."""
+        self._many(q.INSERT_BLOCK, [values(b) for b in blocks])
 
     def announce(self, workspace: str, doc_id: str, op: str) -> None:
         """Tell the lexical index (through its outbox) that a document was stored (``upsert``) or removed
@@ -463,15 +605,37 @@ class DocumentWriter:
         self._conn.execute(q.LOCK_OUTBOX, {"workspace": workspace})
         self._conn.execute(q.INSERT_OUTBOX, {"workspace": workspace, "doc_id": doc_id, "op": op})
 
-    def spans(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Span rows (``boxes`` and ``locator`` as plain JSON values, ``embedding`` as a numpy vector)."""
-        prepared = [{**r, "boxes": _json(r["boxes"]), "locator": _json(r["locator"])} for r in rows]
+    def spans(self, spans: Sequence[SpanRecord]) -> None:
+        """Spans of pages already written."""
+        prepared = [{**values(s), "boxes": _json(s.boxes), "locator": _json(s.locator)} for s in spans]
         self._many(q.INSERT_SPAN, prepared)
 
     def _many(self, statement: Any, rows: Sequence[Mapping[str, Any]]) -> None:
         if rows:
             with self._conn.cursor() as cur:
-                cur.executemany(statement, [dict(r) for r in rows])
+                cur.executemany(statement, rows)
+
+
+def _check_replica(conn: Connection, dsn: str) -> None:
+    """A replica is in recovery and its schema holds every migration this version ships (its primary migrated it).
+
+    Raises:
+        StoreError: either is not so.
+    """
+    row = conn.execute(q.SELECT_REPLICA_STANDING).fetchone()
+    assert row is not None
+    if not row["in_recovery"]:
+        conn.close()
+        raise StoreError(f"NEXUS_READ_DATABASE_URL ({_redact(dsn)}) is not a replica: it accepts writes")
+    latest = max(m.version for m in available())
+    found = conn.execute(q.SELECT_SCHEMA_VERSION).fetchone() if row["migrated"] else None
+    version = None if found is None else found["version"]
+    if version is None or int(version) < latest:
+        conn.close()
+        raise StoreError(
+            f"the replica ({_redact(dsn)}) has schema version {version}, this version needs {latest}: connect to"
+            " the primary once (it migrates), then wait for the replica to replay it"
+        )
 
 
 def _json(value: Any) -> Jsonb | None:

@@ -3,11 +3,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from psycopg import sql
+
+from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, SpanRecord, TokenRecord, columns
+
+
+def insert_statement(
+    table: str, record: type, computed: Mapping[str, str] | None = None, tail: str = ""
+) -> sql.Composed:
+    """``INSERT INTO table (...) VALUES (...)`` of a written record's columns (its fields, in order), each bound to
+    the parameter of its name; ``computed`` gives a column an SQL expression of the parameters instead (a column
+    that is no field of the record is appended); ``tail`` follows the values (``ON CONFLICT ...``)."""
+    exprs = dict(computed or {})
+    names = [*columns(record), *(c for c in exprs if c not in columns(record))]
+    values = [sql.SQL(exprs[c]) if c in exprs else sql.Placeholder(c) for c in names]
+    return sql.SQL("INSERT INTO {table} ({names}) VALUES ({values}){tail}").format(
+        table=sql.Identifier(table),
+        names=sql.SQL(", ").join(map(sql.Identifier, names)),
+        values=sql.SQL(", ").join(values),
+        tail=sql.SQL(tail),
+    )
+
 
 INSERT_WORKSPACE = sql.SQL(
     "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s)"
@@ -20,9 +41,26 @@ SELECT_ROLE_BYPASS = sql.SQL(
     " EXISTS (SELECT FROM pg_roles WHERE rolname = 'nexus_workspace') AS scoped_role"
     " FROM pg_roles WHERE rolname = current_user"
 )
+#: What the connected role may do that the store relies on: see ``PgStore.role_limits``.
+SELECT_ROLE_STANDING = sql.SQL(
+    "SELECT current_user AS role, r.rolsuper AS superuser, r.rolbypassrls AS bypass_rls,"
+    " EXISTS (SELECT FROM pg_roles WHERE rolname = 'nexus_workspace') AS scoped_role,"
+    " (SELECT proleakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure)"
+    " AS fulltext_leakproof,"
+    " (SELECT tableowner FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'spans') AS owner,"
+    " current_database() AS database"
+    " FROM pg_roles r WHERE r.rolname = current_user"
+)
+#: Write-ahead log positions as numbers (``pg_lsn - '0/0'``): the primary's, and how far a replica has replayed.
+SELECT_WAL_POSITION = sql.SQL("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint AS position")
+SELECT_REPLAYED_POSITION = sql.SQL("SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint AS position")
+SELECT_REPLICA_STANDING = sql.SQL(
+    "SELECT pg_is_in_recovery() AS in_recovery, to_regclass('schema_migrations') IS NOT NULL AS migrated"
+)
+SELECT_SCHEMA_VERSION = sql.SQL("SELECT max(version) AS version FROM schema_migrations")
 SELECT_WORKSPACE = sql.SQL("SELECT model_id, dim FROM workspaces WHERE name = %(name)s")
 SELECT_WORKSPACES = sql.SQL(
-    "SELECT w.name, w.model_id, w.dim, count(d.doc_id) FILTER (WHERE d.latest) FROM workspaces w"
+    "SELECT w.name, w.model_id, w.dim, count(d.doc_id) FILTER (WHERE d.latest) AS documents FROM workspaces w"
     " LEFT JOIN documents d ON d.workspace = w.name GROUP BY w.name ORDER BY w.name"
 )
 DELETE_WORKSPACE = sql.SQL("DELETE FROM workspaces WHERE name = %(name)s")
@@ -47,13 +85,11 @@ SELECT_DOCUMENT_NAMES = sql.SQL(
 SELECT_DOCUMENT_SOURCES = sql.SQL(
     "SELECT doc_id, source FROM documents WHERE workspace = %(workspace)s AND doc_id = ANY(%(doc_ids)s)"
 )
-INSERT_DOCUMENT = sql.SQL(
-    "INSERT INTO documents (workspace, doc_id, source, doc_type, kind, byte_size, page_count,"
-    " extractor_version, chunker_version, model_id, meta, name, version, latest, ingested_at)"
-    " VALUES (%(workspace)s, %(doc_id)s, %(source)s, %(doc_type)s, %(kind)s, %(byte_size)s, %(page_count)s,"
-    " %(extractor_version)s, %(chunker_version)s, %(model_id)s, %(meta)s, %(name)s, %(version)s, %(latest)s,"
-    " coalesce(%(ingested_at)s::timestamptz, now()))"
-    " ON CONFLICT (workspace, doc_id) DO NOTHING RETURNING doc_id"
+INSERT_DOCUMENT = insert_statement(
+    "documents",
+    DocumentRecord,
+    {"ingested_at": "coalesce(%(ingested_at)s::timestamptz, now())"},
+    " ON CONFLICT (workspace, doc_id) DO NOTHING RETURNING doc_id",
 )
 #: Serialises the writers of one document name (its next version number is read, then taken).
 LOCK_DOCUMENT_NAME = sql.SQL(
@@ -76,24 +112,13 @@ SELECT_STORED = sql.SQL(
     "SELECT doc_id, source, name, version, latest, ingested_at FROM documents"
     " WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
 )
-INSERT_PAGE = sql.SQL(
-    "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation, label, used_ocr, needs_ocr,"
-    " locator)"
-    " VALUES (%(workspace)s, %(doc_id)s, %(page_number)s, %(text)s, %(width)s, %(height)s, %(rotation)s,"
-    " %(label)s, %(used_ocr)s, %(needs_ocr)s, %(locator)s)"
-)
-INSERT_BLOCK = sql.SQL(
-    "INSERT INTO blocks (workspace, doc_id, page_number, ordinal, kind, char_start, char_end, bbox)"
-    " VALUES (%(workspace)s, %(doc_id)s, %(page_number)s, %(ordinal)s, %(kind)s, %(char_start)s, %(char_end)s,"
-    " %(bbox)s)"
-)
-INSERT_SPAN = sql.SQL(
-    "INSERT INTO spans (workspace, doc_id, page_number, ordinal, char_start, char_end, text, section,"
-    " section_path, heading_path, header, boxes, bbox, locator, used_ocr, dim, embedding, embed_key, tsv)"
-    " VALUES (%(workspace)s, %(doc_id)s, %(page_number)s, %(ordinal)s, %(char_start)s, %(char_end)s, %(text)s,"
-    " %(section)s, %(section_path)s, %(heading_path)s, %(header)s, %(boxes)s, %(bbox)s, %(locator)s,"
-    " %(used_ocr)s, %(dim)s, %(embedding)s, %(embed_key)s,"
-    " setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B'))"
+INSERT_PAGE = insert_statement("pages", PageRecord)
+INSERT_BLOCK = insert_statement("blocks", BlockRecord)
+#: The full-text vector weights the heading above the text.
+INSERT_SPAN = insert_statement(
+    "spans",
+    SpanRecord,
+    {"tsv": "setweight(to_tsvector('english', %(header)s), 'A') || setweight(to_tsvector('english', %(text)s), 'B')"},
 )
 _DOCUMENT_ROWS = (
     "SELECT doc_id, source, doc_type, kind, byte_size, page_count, extractor_version, meta, ingested_at, name,"
@@ -200,6 +225,16 @@ def hnsw_index_ddl(dim: int) -> sql.Composed:
         "CREATE INDEX IF NOT EXISTS {name} ON spans USING hnsw ((embedding::vector({dim})) vector_cosine_ops)"
         " WHERE dim = {dim}"
     ).format(name=sql.Identifier(f"spans_hnsw_d{int(dim)}"), dim=sql.Literal(int(dim)))
+
+
+def drop_hnsw_index_ddl(dim: int) -> sql.Composed:
+    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster)."""
+    return sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(f"spans_hnsw_d{int(dim)}"))
+
+
+SELECT_INDEX_SIZE = sql.SQL("SELECT pg_size_pretty(pg_relation_size(to_regclass(%(name)s))) AS size")
+SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
+ANALYZE = sql.SQL("ANALYZE documents, pages, spans")
 
 
 @dataclass(frozen=True)
@@ -380,10 +415,7 @@ def keyed_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     return query, params
 
 
-INSERT_TOKEN = sql.SQL(
-    "INSERT INTO tokens (token_id, workspace, secret_hash, mode, label)"
-    " VALUES (%(token_id)s, %(workspace)s, %(secret_hash)s, %(mode)s, %(label)s)"
-)
+INSERT_TOKEN = insert_statement("tokens", TokenRecord)
 SELECT_TOKEN = sql.SQL(
     "SELECT token_id, workspace, secret_hash, mode, label, created_at, revoked_at FROM tokens"
     " WHERE token_id = %(token_id)s"
