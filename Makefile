@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 NEXUS  := $(VENV)/bin/nexus
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit fixtures docs bench eval calibrate clean
+.PHONY: demo test test-external lint typecheck unit fixtures docs bench eval calibrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,14 @@ demo: $(STAMP)
 ## test: set up, lint, type-check and run the whole suite (embedded PostgreSQL, real model)
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest
+
+## test-external: the store, retrieval and security suites against a second, separate PostgreSQL set up as a DBA
+## hands one over (loopback port, password, a database owned by a role that is no superuser; tests/external_pg.py)
+EXTERNAL_SUITES := tests/integration/test_ingest_store.py tests/integration/test_search.py \
+	tests/integration/test_versions.py tests/integration/test_reread.py tests/integration/test_lexical.py \
+	tests/security/test_row_security.py tests/security/test_tokens.py
+test-external: $(STAMP)
+	$(PY) -m tests.external_pg -- $(PY) -m pytest $(EXTERNAL_SUITES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests scripts bench
