@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kruschnexus.chunk.grammar import strip_refs
+from kruschnexus.chunk.grammar import strip_leading_id, strip_refs
 from kruschnexus.errors import NotFoundError, QueryError
 from kruschnexus.schema.v1 import DocumentDiff, Hit, Resolution, SectionChange
 from kruschnexus.store.postgres import PgStore
@@ -26,7 +26,6 @@ SAME_ID_LIKENESS = 0.6
 #: sequences: a row of three cells whose last one changed is 0.75 alike, another row of the same columns about 0.5);
 #: below it, it was removed.
 UNHEADED_LIKENESS = 0.7
-_LEADING_ID = re.compile(r"^[\s§¶.]*(?:\d+(?:\.[0-9a-z]+)*(?:\([0-9a-z]+\))*|[ivxlc]+)(?=[\s.:)\-–—]|$)", re.I)
 _PUNCTUATION = " \t\n.:;,-–—()"
 
 
@@ -181,7 +180,7 @@ def diff(store: PgStore, workspace: str, name: str, from_version: int | None, to
 def heading_title(header: str) -> str:
     """A heading's words without its section number (``Section 4. Rent`` -> ``rent``), folded for comparing."""
     text = strip_refs(header)
-    text = _LEADING_ID.sub(" ", text.strip(_PUNCTUATION), count=1)
+    text = strip_leading_id(text.strip(_PUNCTUATION))
     return " ".join(text.strip(_PUNCTUATION).split()).casefold()
 
 

@@ -17,11 +17,14 @@ from kruschnexus.chunk.grammar import (
     SectionRef,
     ends_within,
     find_refs,
+    is_numbered_title_line,
     is_within,
     match_keys,
     normalize_id,
     parse_heading_marker,
     parse_id,
+    starts_with_section_marker,
+    strip_leading_id,
     strip_refs,
 )
 from kruschnexus.chunk.sections import is_within as sections_is_within
@@ -441,3 +444,141 @@ def test_any_text_is_safe(text: str) -> None:
     assert [r.start for r in refs] == sorted(r.start for r in refs)
     parse_heading_marker(text)
     parse_id(text)
+
+
+# --- ids at the start of a line ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Section 4.2", True),
+        ("SECTION 4. Rent", True),
+        ("section", True),
+        ("§ 12", True),
+        ("§12 Notices", True),
+        ("SEC. 5", True),
+        ("sec. 5A applies", True),
+        ("Article IV", True),
+        ("ARTICLE 7. INSURANCE", True),
+        ("2.2 Procedure for Term Loan Borrowing", True),
+        ("4.1(a) Rent", True),
+        ("8.22.030 Hours.", True),
+        ("1.5 times the Rent", True),
+        ("Sections 8.22 and 8.24", False),
+        ("Sec 5", False),
+        ("Second, the Tenant shall", False),
+        ("Articles of Incorporation", False),
+        ("Articled clerk", False),
+        ("$8.22 per foot", False),
+        ("4. Rent", False),
+        ("12 Notices", False),
+        ("(a) the Tenant", False),
+        (" Section 4", False),
+        ("the Section 4 notice", False),
+        ("", False),
+    ],
+)
+def test_starts_with_section_marker(text: str, expected: bool) -> None:
+    assert starts_with_section_marker(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("2.2 Procedure for Term Loan Borrowing", True),
+        ("Section 8.01 Governing Law", True),
+        ("SECTION 2 AMOUNT AND TERMS", True),
+        ("§ 12 Notices", True),
+        ("article 7 Insurance", True),
+        ("ARTICLE 7. INSURANCE", True),
+        ("  4. Rent", True),
+        ("12 Holidays", True),
+        ("19.1 Either Party may terminate, without cause, by giving two", False),
+        ("12.1 The Executive shall be entitled to 28 days' paid holiday.", False),
+        ("ARTICLE IV REPRESENTATIONS AND WARRANTIES", False),
+        ("4.1(a) Rent", False),
+        ("Section 4.2", False),
+        ("$8.22 per linear foot", False),
+        ("Sec. 5 Rent", False),
+        ("2.2 " + "x" * 51, False),
+        ("Governing Law", False),
+        ("", False),
+    ],
+)
+def test_is_numbered_title_line(line: str, expected: bool) -> None:
+    assert is_numbered_title_line(line) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("4.1(a) Rent", " Rent"),
+        ("8.22.030 Hours.", " Hours."),
+        ("12.1(a) Late Charges", " Late Charges"),
+        ("IV. Conclusion", ". Conclusion"),
+        ("xii: Terms", ": Terms"),
+        ("§ 12 Notices", " Notices"),
+        ("¶ 35 Here", " Here"),
+        ("  .7 - Use", " - Use"),
+        ("4", ""),
+        ("Illness", "Illness"),
+        ("Civil Rights", " Rights"),
+        ("Definitions", "Definitions"),
+        ("Section 4 Rent", "Section 4 Rent"),
+        ("$8.22 Rent", "$8.22 Rent"),
+        ("12A Rent", "12A Rent"),
+        ("", ""),
+    ],
+)
+def test_strip_leading_id(text: str, rest: str) -> None:
+    assert strip_leading_id(text) == rest
+
+
+@given(
+    st.sampled_from(["", " ", "§ ", "¶ ", "§", ". "]),
+    numbers.flatmap(lambda n: items.map(lambda x: n + x)) | st.sampled_from(_ROMAN + [r.lower() for r in _ROMAN]),
+    st.sampled_from([" ", ". ", ": ", " - ", " — ", "\t"]),
+    st.text(max_size=30),
+)
+def test_strip_leading_id_leaves_the_title(before: str, sid: str, sep: str, title: str) -> None:
+    assert strip_leading_id(f"{before}{sid}{sep}{title}") == f"{sep}{title}"
+
+
+_TITLE_WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'-() ", min_size=1, max_size=49)
+
+
+@given(
+    st.sampled_from(["", "Section ", "SECTION ", "article ", "§ ", "§"]),
+    numbers,
+    st.sampled_from([" ", ". ", "  "]),
+    st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+    _TITLE_WORDS,
+    st.sampled_from(".,;:"),
+)
+def test_a_numbered_title_line_is_a_number_and_a_short_title(
+    keyword: str, number: str, sep: str, first: str, title: str, stop: str
+) -> None:
+    line = f"{keyword}{number}{sep}{first}{title}"
+    assert is_numbered_title_line(line)
+    assert not is_numbered_title_line(f"{line}{stop}"), "a title with a stop in it is a sentence"
+    assert not is_numbered_title_line(f"{line}{'x' * (50 - len(title))}"), "a title of 51 characters is too long"
+
+
+@given(
+    st.sampled_from(["§", "section", "sec.", "article"]).flatmap(
+        lambda kw: st.lists(st.booleans(), min_size=len(kw), max_size=len(kw)).map(
+            lambda up: "".join(c.upper() if u else c for c, u in zip(kw, up, strict=True))
+        )
+    ),
+    st.text(max_size=20),
+    numbers.filter(lambda n: "." in n),
+)
+def test_a_section_keyword_or_dotted_number_starts_a_marker(keyword: str, rest: str, dotted: str) -> None:
+    """Any letter case, anything after it (after a space when the keyword is a word); never inside a word."""
+    after = rest if keyword[-1] in ".§" else f" {rest}"
+    assert starts_with_section_marker(keyword + after)
+    assert starts_with_section_marker(dotted + rest)
+    assert not starts_with_section_marker("x" + keyword + after)
+    if keyword[-1] not in ".§":
+        assert not starts_with_section_marker(f"{keyword}s{after}"), "a plural keyword lists ids: no marker"

@@ -51,6 +51,14 @@ alternatives, so exact comparison (SQL ``=``, ``LIKE 'key.%'`` and ``LIKE 'key(%
 section ``S`` (with ancestors ``P``) answers a reference when, for some key ``K`` in ``lookup_ids``,
 ``is_within(S, K)`` or ``K in P``. A key that is sub-items only (``(g)``, from ``paragraph (g)``) names an item
 under whatever section holds it: it also answers a stored ``5.1(g)`` or ``5.1(g)(2)`` (:func:`ends_within`).
+
+Lines. Three looser tests of a line's leading id, each kept exactly as its one caller has always read it (the
+first decides where PDF paragraphs break, so changing what it accepts changes extracted text):
+:func:`starts_with_section_marker` (a line opening with ``§``, ``Section``, ``Sec.``, ``Article`` or a dotted
+number starts a new paragraph after a line that ends a clause; layout), :func:`is_numbered_title_line` (``2.2
+Procedure for Term Loan Borrowing``: a number and a short title alone, as a table of contents lists them;
+lexical) and :func:`strip_leading_id` (``4.1(a) Rent`` without its ``4.1(a)``: a heading's words without its
+number, to compare headings across versions; revisions).
 """
 
 from __future__ import annotations
@@ -67,12 +75,15 @@ __all__ = [
     "SectionRef",
     "ends_within",
     "find_refs",
+    "is_numbered_title_line",
     "is_within",
     "match_keys",
     "normalize_id",
     "parse_heading_marker",
     "parse_id",
     "split_items",
+    "starts_with_section_marker",
+    "strip_leading_id",
     "strip_refs",
 ]
 
@@ -444,3 +455,46 @@ def _heading(text: str) -> tuple[str, str, int] | None:
         if m := pattern.match(text):
             return kind, m.group(1), m.end(1)
     return None
+
+
+# --- ids at the start of a line (layout, lexical, revisions) -----------------------------------------------------
+
+_SECTION_MARKER = re.compile(rf"(?i:§|section{_END}|sec\.|article{_END})|{_DOTTED}")
+_NUMBERED_TITLE = re.compile(r"\s*(?:(?i:section|article|§)\s*)?\d+(?:\.\d+)*\.?\s+[^.,;:]{1,50}$")
+_LEADING_ID = re.compile(r"[\s§¶.]*(?i:\d+(?:\.[0-9a-z]+)*(?:\([0-9a-z]+\))*|[ivxlc]+)(?=[\s.:)\-–—]|$)")
+
+
+def starts_with_section_marker(text: str) -> bool:
+    """``text`` opens with a section marker: ``§``, the word ``section`` or ``article`` (any letter case, not
+    ``Sections``), ``sec.``, or a dotted number (``2.1``, ``8.22.030``; also ``1.5 times``: the caller asks only
+    after a line that ends a clause). Nothing may come before it: strip the text first.
+
+    Looser than :func:`parse_heading_marker` on purpose: it only tells the layout that a line may start a paragraph.
+    """
+    return _SECTION_MARKER.match(text) is not None
+
+
+def is_numbered_title_line(line: str) -> bool:
+    """``line`` is a section number and a short title and nothing else, as a table of contents lists them: ``2.2
+    Procedure for Term Loan Borrowing``, ``Section 8.01 Governing Law``, ``§ 12 Notices``.
+
+    The number is digits and dots (perhaps after ``Section``, ``Article`` or ``§``, any letter case, and before a
+    dot); the title after a space is 1 to 50 characters with no ``.``, ``,``, ``;`` or ``:`` (a sentence has
+    them: ``19.1 Either Party may terminate, without cause``). ``ARTICLE X FORCE MAJEURE`` (a roman numeral) and
+    ``$8.22 per foot`` are not such lines.
+    """
+    return _NUMBERED_TITLE.match(line) is not None
+
+
+def strip_leading_id(text: str) -> str:
+    """``text`` without the id it starts with (and any spaces, ``§``, ``¶`` and dots before it), or ``text``
+    unchanged when it starts with none: ``4.1(a) Rent`` -> `` Rent``, ``IV. Conclusion`` -> ``. Conclusion``.
+
+    An id is a number with dotted parts and parenthesised sub-items of letters or digits (``12.1(a)``,
+    ``8.22.030``), or a run of the letters of small roman numerals, i, v, x, l and c (``iv``, ``XII``, and so
+    also the word ``Civil`` in ``Civil Rights``), any letter case; it must end the text or be followed by a space,
+    ``.``, ``:``, ``)`` or a dash (``Ill`` in ``Illness`` is no id). What follows the id is kept as it is: strip the
+    separator as needed. Keywords (``Section 4``) are :func:`strip_refs`'s.
+    """
+    m = _LEADING_ID.match(text)
+    return text if m is None else text[m.end() :]

@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kruschnexus.chunk.grammar import starts_with_section_marker
 from kruschnexus.layout.cells import Table
 from kruschnexus.layout.fragments import Fragment, split_fragments
 from kruschnexus.layout.furniture import Furniture, classify
@@ -39,7 +40,6 @@ _LIST_START = re.compile(r"^(?:\(?(?:[a-z]{1,3}|[A-Z]|\d{1,2})\)|[a-zA-Z]\.\s|\d
 _ENDS_CLAUSE = re.compile(r"[.:;!?)\"”]\s*$")
 #: Dot leaders or a fill-in line (``Section 1.1 ......... 4``, ``Name: ________``).
 _LEADER = re.compile(r"\.{4,}|_{4,}|(?:\. ){4,}")
-_SECTION_START = re.compile(r"^(?:§|section\b|sec\.|article\b|\d+\.\d+)", re.IGNORECASE)
 
 
 @dataclass
@@ -189,7 +189,7 @@ def _continues(prev: Fragment, cur: Fragment, size: float, spacing: _Spacing) ->
         if _stops_short(prev, cur, spacing.right) or cur.rect[0] > prev.rect[0] + height:
             return False
     text = cur.text.lstrip()
-    if (_LIST_START.match(text) or _SECTION_START.match(text)) and _ENDS_CLAUSE.search(prev.text):
+    if (_LIST_START.match(text) or starts_with_section_marker(text)) and _ENDS_CLAUSE.search(prev.text):
         return False
     return _looks_like_heading(prev, size) == _looks_like_heading(cur, size)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from kruschnexus.chunk.grammar import is_numbered_title_line
+
 _ID = re.compile(
     r"(?<![\w.$€£])("
     r"\d{1,4}(?:\.\d{1,4})+[a-z]?(?:\([a-z0-9]{1,4}\))*"  # 8.22.030(c), 2.01a
@@ -147,8 +149,6 @@ def title_of(front: str) -> str:
 
 #: A line that ends in a dot leader and, perhaps, a page number: ``Governing Law ........ 12``.
 _LEADER_LINE = re.compile(r"(?:\.\s?){5,}\s*(?:[0-9ivxlc]+)?\s*$", re.IGNORECASE)
-#: A line that is a section id and a title with nothing after it: ``2.2 Procedure for Term Loan Borrowing``.
-_TITLE_LINE = re.compile(r"^\s*(?:(?:section|article|§)\s*)?\d+(?:\.\d+)*\.?\s+[^.,;:]{1,50}$", re.IGNORECASE)
 
 
 def looks_like_contents(text: str) -> bool:
@@ -160,5 +160,5 @@ def looks_like_contents(text: str) -> bool:
         return False
     if 2 * sum(1 for line in lines if _LEADER_LINE.search(line)) >= len(lines):
         return True
-    titles = sum(1 for line in lines if _TITLE_LINE.match(line))
+    titles = sum(1 for line in lines if is_numbered_title_line(line))
     return titles >= 3 and 3 * titles >= 2 * len(lines)
