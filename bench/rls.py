@@ -49,7 +49,7 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
     vector = corpus.embedder.embed([text])[0]
     out: list[Leg] = [(dense_sql, {**dense_params, "text": text, "limit": fusion.dense_depth, "vector": vector})]
-    ranked = corpus.lexicon.index(corpus.workspace).search(lexical_query(parsed, text, ()), fusion.sparse_depth)
+    ranked = corpus.lexicon.index(corpus.workspace).search(lexical_query(parsed, text, (), fusion), fusion.sparse_depth)
     if ranked:
         keyed_sql, keyed_params = q.keyed_leg(span_f)
         keys = {

@@ -140,7 +140,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
     dense = (dense_sql, {**dense_params, **base})
     index = corpus.lexicon.index(corpus.workspace)
-    lexical = lexical_query(parsed, parsed.search_text, ())
+    lexical = lexical_query(parsed, parsed.search_text, (), fusion)
 
     def sparse() -> object:
         """The lexical leg: the BM25 index, then its spans read back through the SQL filter."""

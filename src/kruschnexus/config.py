@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import platformdirs
 
@@ -21,6 +21,10 @@ from kruschnexus.errors import ConfigError
 _ENV_PREFIX = "NEXUS_"
 #: Float settings where 0 means "off".
 _MAY_BE_ZERO = frozenset({"local_idf"})
+#: Float settings that are a share of something: more than 0, at most 1.
+_SHARES = frozenset(
+    {"name_distinctive_share", "section_inside_share", "absent_share", "twin_same_passage", "twin_stands_for"}
+)
 #: When PDF pages are OCR'd (``Settings.ocr``, ``--ocr``): every surface offers these and no others.
 OCR_MODES = ("auto", "always", "never")
 #: A workspace name: 1-63 of ``a-z 0-9 _ -``, starting with a letter or digit (checked by the SDK, REST and MCP).
@@ -65,11 +69,15 @@ class Settings:
         require_token: REST and MCP require an API token even on loopback. Env ``NEXUS_REQUIRE_TOKEN``.
         rrf_k: the k of Reciprocal Rank Fusion. Env ``NEXUS_RRF_K``.
         section_boost: added to spans in a section the query names; capped at 0.12. Env ``NEXUS_SECTION_BOOST``.
+        section_inside_share: the share of that boost a span gets when it lies in a named section but does not open
+            it (0-1). Env ``NEXUS_SECTION_INSIDE_SHARE``.
         floor: override of the embedding model's similarity floor. Env ``NEXUS_FLOOR``.
         dense_weight / sparse_weight: weights of the dense and lexical (BM25) legs in RRF. Env
             ``NEXUS_DENSE_WEIGHT``, ``NEXUS_SPARSE_WEIGHT``.
         dense_depth / sparse_depth: candidates each leg brings to fusion. Env ``NEXUS_DENSE_DEPTH``,
             ``NEXUS_SPARSE_DEPTH``.
+        context_boost / ids_boost: weights, in the lexical leg, of a span's context (document title, heading path,
+            section id) and of its legal ids, its text weighing 1. Env ``NEXUS_CONTEXT_BOOST``, ``NEXUS_IDS_BOOST``.
         coverage_floor: lexical coverage (a span's BM25 over that of an average-length span holding each query term
             once) at which a span below the similarity floor is still admitted. Env ``NEXUS_COVERAGE_FLOOR``.
         named_top: in a document the question names, a span either leg ranks this high (1 = first) is admitted
@@ -82,13 +90,36 @@ class Settings:
             that document holds none of two or more of its words (side by side, over a third of its terms). Env
             ``NEXUS_ABSENT_IN_DOCUMENT``.
         absent_document_margin: that margin. Env ``NEXUS_ABSENT_DOCUMENT_MARGIN``.
+        absent_misspelt_chars: a word of this many letters or more that no document holds but that is one edit away
+            from a word one holds is a misspelling of it, not an absent word. Env ``NEXUS_ABSENT_MISSPELT_CHARS``.
+        absent_share: the absent words tell only when they are at most this share of the question's terms (no
+            document named), or more than it (in the named document) (0-1). Env ``NEXUS_ABSENT_SHARE``.
+        absent_document_min: the fewest words the named document must lack for that rule. Env
+            ``NEXUS_ABSENT_DOCUMENT_MIN``.
         section_mentions: when the document a question names has no section it names, answer from that document's
             passages that mention the section as the question writes it (an amendment's "Paragraph 2.3 of the
             Original Agreement is deleted"); off: answer ``[]``. Env ``NEXUS_SECTION_MENTIONS``.
         document_match: a question that names its document ("under the Acme lease") is answered from that
             document. Env ``NEXUS_DOCUMENT_MATCH``.
+        name_min_terms / name_distinctive_share: the best document's name must share this many distinctive terms
+            with the question, terms in at most this share of the workspace's document names (0-1), for the
+            question to name it. Env ``NEXUS_NAME_MIN_TERMS``, ``NEXUS_NAME_DISTINCTIVE_SHARE``.
+        name_margin: that document's score (name, plus first pages) must be this many times the next one's;
+            documents matched by the same terms within this factor of it are named with it. Env ``NEXUS_NAME_MARGIN``.
+        name_max_documents: the most documents one name may pick together (one document kept in several formats).
+            Env ``NEXUS_NAME_MAX_DOCUMENTS``.
+        name_front_weight: weight of a document's first pages against its name when a question's words are matched
+            to documents. Env ``NEXUS_NAME_FRONT_WEIGHT``.
         local_idf: within the document a question names, each word's BM25 weight is multiplied by (its IDF in that
             document / its IDF in the workspace) to this power; 0 turns it off. Env ``NEXUS_LOCAL_IDF``.
+        local_idf_min_weight: the least weight ``local_idf`` leaves a word (one in every span of the document). Env
+            ``NEXUS_LOCAL_IDF_MIN_WEIGHT``.
+        local_idf_max_documents: it applies when the question names at most this many documents together (one, in
+            a few formats). Env ``NEXUS_LOCAL_IDF_MAX_DOCUMENTS``.
+        twin_same_passage: two hits of twin documents (one document in two formats) are one passage when this share
+            of the shorter one's distinct words are in the other (0-1). Env ``NEXUS_TWIN_SAME_PASSAGE``.
+        twin_stands_for: a paged twin stands in for a text copy's hit when it holds this share of that hit's
+            distinct words (0-1). Env ``NEXUS_TWIN_STANDS_FOR``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -118,20 +149,35 @@ class Settings:
     require_token: bool = False
     rrf_k: int = RRF_K
     section_boost: float = MAX_SECTION_BOOST
+    section_inside_share: float = 0.75
     floor: float | None = None
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
     dense_depth: int = 50
     sparse_depth: int = 50
+    context_boost: float = 0.5
+    ids_boost: float = 2.0
     coverage_floor: float = 0.9
     named_top: int = 3
     absent_margin: float = 0.2
     absent_min_spans: int = 1000
     absent_in_document: bool = True
     absent_document_margin: float = 0.05
+    absent_misspelt_chars: int = 4
+    absent_share: float = 1 / 3
+    absent_document_min: int = 2
     section_mentions: bool = True
     document_match: bool = True
+    name_min_terms: int = 2
+    name_distinctive_share: float = 0.34
+    name_margin: float = 1.25
+    name_max_documents: int = 3
+    name_front_weight: float = 0.3
     local_idf: float = 1.5
+    local_idf_min_weight: float = 0.01
+    local_idf_max_documents: int = 3
+    twin_same_passage: float = 0.8
+    twin_stands_for: float = 0.5
     ocr: str = "auto"
     ocr_workers: int = field(default_factory=lambda: max(1, min(os.cpu_count() or 1, 8)))
     ocr_lang: str = "eng"
@@ -219,9 +265,24 @@ def _float(name: str, raw: Any) -> float:
     elif name in _MAY_BE_ZERO:
         if not math.isfinite(number) or number < 0:
             raise ValueError("must be 0 (off) or a positive number")
+    elif name in _SHARES:
+        if not 0 < number <= 1:
+            raise ValueError("must be a share: more than 0, at most 1")
     elif not math.isfinite(number) or number <= 0:
         raise ValueError("must be a positive number")
     return number
+
+
+_T = TypeVar("_T")
+
+
+def default_of(name: str, kind: type[_T]) -> _T:
+    """The default of ``Settings.<name>``, checked to be a ``kind``: the default of the objects that carry that
+    setting to where it is used, so that its value is written once, in :class:`Settings`."""
+    value = Settings.__dataclass_fields__[name].default
+    if not isinstance(value, kind):
+        raise TypeError(f"Settings.{name} defaults to {value!r}, not to a {kind.__name__}")
+    return value
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:

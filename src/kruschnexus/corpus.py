@@ -260,12 +260,14 @@ class Corpus:
         return self.run(query, k).trace
 
     def fusion_settings(self) -> FusionSettings:
-        """RRF k, section boost and the floor in force (the model's own unless ``NEXUS_FLOOR`` is set)."""
+        """The ranking knobs in force: the settings' (see :class:`~kruschnexus.config.Settings`), and the floor, the
+        model's own unless ``NEXUS_FLOOR`` is set."""
         floor = self.settings.floor if self.settings.floor is not None else self.embedder.floor
         s = self.settings
         return FusionSettings(
             rrf_k=s.rrf_k,
             section_boost=s.section_boost,
+            section_inside_share=s.section_inside_share,
             floor=floor,
             dense_weight=s.dense_weight,
             sparse_weight=s.sparse_weight,
@@ -280,6 +282,20 @@ class Corpus:
             section_mentions=s.section_mentions,
             documents=s.document_match,
             local_idf=s.local_idf,
+            absent_misspelt_chars=s.absent_misspelt_chars,
+            absent_share=s.absent_share,
+            absent_document_min=s.absent_document_min,
+            name_min_terms=s.name_min_terms,
+            name_distinctive_share=s.name_distinctive_share,
+            name_margin=s.name_margin,
+            name_max_documents=s.name_max_documents,
+            name_front_weight=s.name_front_weight,
+            context_boost=s.context_boost,
+            ids_boost=s.ids_boost,
+            local_idf_min_weight=s.local_idf_min_weight,
+            local_idf_max_documents=s.local_idf_max_documents,
+            twin_same_passage=s.twin_same_passage,
+            twin_stands_for=s.twin_stands_for,
         )
 
     def run(

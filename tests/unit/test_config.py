@@ -145,3 +145,49 @@ def test_reader_limits_are_read_from_the_environment(tmp_path: Path) -> None:
     for bad in ("0", "-1", "nan", "inf", "soon"):
         with pytest.raises(ConfigError, match="parse_timeout"):
             Settings.load(overrides={"home": tmp_path}, env={"NEXUS_PARSE_TIMEOUT": bad})
+
+
+#: The ranking knobs that were module constants (issue #16): setting, a value to set, that value read, the default.
+RANKING_KNOBS = [
+    ("section_inside_share", "0.5", 0.5, 0.75),
+    ("context_boost", "0.25", 0.25, 0.5),
+    ("ids_boost", "3", 3.0, 2.0),
+    ("absent_misspelt_chars", "6", 6, 4),
+    ("absent_share", "0.5", 0.5, 1 / 3),
+    ("absent_document_min", "3", 3, 2),
+    ("name_min_terms", "3", 3, 2),
+    ("name_distinctive_share", "0.5", 0.5, 0.34),
+    ("name_margin", "1.5", 1.5, 1.25),
+    ("name_max_documents", "2", 2, 3),
+    ("name_front_weight", "0.6", 0.6, 0.3),
+    ("local_idf_min_weight", "0.1", 0.1, 0.01),
+    ("local_idf_max_documents", "1", 1, 3),
+    ("twin_same_passage", "0.9", 0.9, 0.8),
+    ("twin_stands_for", "1", 1.0, 0.5),
+]
+#: Knobs that are a share of something: more than 0, at most 1.
+SHARES = {"section_inside_share", "absent_share", "name_distinctive_share", "twin_same_passage", "twin_stands_for"}
+
+
+@pytest.mark.parametrize(("name", "raw", "value", "default"), RANKING_KNOBS)
+def test_ranking_knobs_are_read_from_the_environment(
+    tmp_path: Path, name: str, raw: str, value: float, default: float
+) -> None:
+    settings = Settings.load(overrides={"home": tmp_path}, env={f"NEXUS_{name.upper()}": raw})
+    assert getattr(settings, name) == value
+    assert type(getattr(settings, name)) is type(default)
+    assert getattr(Settings.load(overrides={"home": tmp_path}, env={}), name) == default
+
+
+@pytest.mark.parametrize(("name", "default"), [(name, default) for name, _, _, default in RANKING_KNOBS])
+def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, default: float) -> None:
+    if name in SHARES:
+        bad = ["0", "-0.5", "1.01", "nan", "inf", "half"]
+    elif isinstance(default, int):
+        bad = ["0", "-2", "2.5", "many"]
+    else:
+        bad = ["0", "-1", "nan", "inf", "heavy"]
+    for raw in bad:
+        with pytest.raises(ConfigError, match=name) as info:
+            Settings.load(overrides={"home": tmp_path}, env={f"NEXUS_{name.upper()}": raw})
+        assert raw in str(info.value)

@@ -11,6 +11,7 @@ import re
 
 from kruschnexus.chunk.grammar import is_numbered_title_line
 
+#: A legal id written in text: ``8.22.030(c)``, ``2.01a``, ``12(b)(6)``, ``inv-2002``.
 _ID = re.compile(
     r"(?<![\w.$€£])("
     r"\d{1,4}(?:\.\d{1,4})+[a-z]?(?:\([a-z0-9]{1,4}\))*"  # 8.22.030(c), 2.01a
@@ -27,6 +28,7 @@ STOPWORDS = frozenset(
     these they this those to under upon us was we were what when where whether which who whom why will with within
     without would you your according tell explain describe say says said please""".split()
 )
+#: A parenthesised item at an id's end (``(c)`` of ``8.22.030(c)``): what :func:`_parent` takes off first.
 _PARENS = re.compile(r"\([a-z0-9]{1,4}\)$")
 
 #: Corporate and public-body name endings: a capitalised run of words before one names a party.
@@ -52,7 +54,9 @@ def legal_ids(text: str) -> list[str]:
     return list(out)
 
 
+#: The keywords of a document's divisions (``Article IV``, ``Exhibit A``) that open a line as a section marker.
 _DIVISION = r"(?:article|art\.|exhibit|schedule|annex|appendix|part|title|chapter)"
+#: A section marker opening a line (see :func:`line_markers`).
 _LINE_MARKER = re.compile(
     r"^[ \t]*(?:(" + _DIVISION + r")[ \t]+([ivxlcdm]+|\d+(?:\.\d+)*|[a-z]{1,2}(?:-\d+)?)(?![\w])"
     r"|(?:(?:section|sec\.|§+|clause|paragraph|para\.|¶)[ \t]*)?(\d{1,4}(?:\.\d{1,4})*[a-z]?(?:\([a-z0-9]{1,4}\))*)"
@@ -126,6 +130,7 @@ def file_words(source: str) -> str:
 #: Characters of the first page taken as the document's title, and the longest line a title may have.
 TITLE_CHARS = 240
 TITLE_LINE_CHARS = 100
+#: An SEC exhibit label (``EXHIBIT 10.26``), never a title.
 _SEC_EXHIBIT = re.compile(r"(?i)exhibit\s+\d+(?:\.\d+)*[a-z]?\.?")
 
 

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from kruschnexus.config import default_of
+
 SpanKey = tuple[str, int, int]
-#: Weight of a document's first pages against its name when a question's naming words are matched.
-FRONT_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class DocEntry:
 
 @dataclass(frozen=True)
 class LexicalQuery:
-    """A search of the span index. ``text`` is ranked (BM25 over text and context, ids boosted); every other field
-    restricts: phrases must occur, excluded terms and phrases must not, and the span must be in one of
-    ``doc_ids``/``doc_types``, on one of ``page_ranges`` and under one of ``section_keys`` (or holding a line that
-    opens one) when those are given."""
+    """A search of the span index. ``text`` is ranked (BM25 over text and context, ids boosted); the fields up to
+    ``section_keys`` restrict: phrases must occur, excluded terms and phrases must not, and the span must be in one
+    of ``doc_ids``/``doc_types``, on one of ``page_ranges`` and under one of ``section_keys`` (or holding a line that
+    opens one) when those are given; the rest weigh (the settings of the same names)."""
 
     text: str
     phrases: tuple[str, ...] = ()
@@ -71,6 +71,13 @@ class LexicalQuery:
     #: document / idf in the workspace) ** local_idf`` (0: off). Words that run through the whole document ("clinic" in
     #: a clinic's lease) then count little there, whatever their rarity elsewhere.
     local_idf: float = 0.0
+    #: The least weight ``local_idf`` leaves a term (one in every span of the document).
+    local_idf_min_weight: float = default_of("local_idf_min_weight", float)
+    #: ``local_idf`` applies to a search restricted to at most this many documents (one named, in a few formats).
+    local_idf_max_documents: int = default_of("local_idf_max_documents", int)
+    #: Weights of the span's context and of its legal ids in the ranked part of the query (its text weighs 1).
+    context_boost: float = default_of("context_boost", float)
+    ids_boost: float = default_of("ids_boost", float)
 
 
 @dataclass(frozen=True)
@@ -88,17 +95,19 @@ class LexicalHit:
 @dataclass(frozen=True)
 class DocHit:
     """A document whose name or first pages match a question: ``score`` over its name, ``front`` over its first
-    pages, and the question's analysed terms that occur in its name."""
+    pages, the question's analysed terms that occur in its name, and the weight of the first pages against the
+    name (the setting ``name_front_weight``)."""
 
     doc_id: str
     score: float
     front: float
     name_terms: tuple[str, ...]
+    front_weight: float = default_of("name_front_weight", float)
 
     @property
     def total(self) -> float:
-        """Name score plus the first pages' score weighted :data:`FRONT_WEIGHT`: how documents are ordered."""
-        return self.score + FRONT_WEIGHT * self.front
+        """Name score plus the first pages' score weighted ``front_weight``: how documents are ordered."""
+        return self.score + self.front_weight * self.front
 
 
 @dataclass(frozen=True)
@@ -138,8 +147,9 @@ class LexicalIndex(Protocol):
     def search(self, query: LexicalQuery, limit: int) -> list[LexicalHit]:
         """The best spans for ``query``, best first."""
 
-    def documents(self, terms: list[str], limit: int) -> list[DocHit]:
-        """Documents whose name (or first pages) match the analysed ``terms``, best first."""
+    def documents(self, terms: list[str], limit: int, front_weight: float) -> list[DocHit]:
+        """Documents whose name (or first pages, weighted ``front_weight``) match the analysed ``terms``, best
+        first."""
 
     def span_count(self, doc_ids: Sequence[str] | None = None) -> int:
         """Live span entries: of the documents ``doc_ids``, or of every document."""

@@ -30,6 +30,7 @@ from kruschnexus.store.records import LexicalDocumentRow, LexicalSpanRow
 #: How much of a document's beginning the document index reads: pages (units) and characters.
 FRONT_PAGES = 40
 FRONT_CHARS = 6000
+#: Span entries added to the index in one call while it is synced (progress is told after each such batch).
 _BATCH = 2000
 #: Told the spans indexed so far and the total while an index is rebuilt.
 Progress = Callable[[int, int], None]

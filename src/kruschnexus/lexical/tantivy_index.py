@@ -28,7 +28,6 @@ import tantivy
 from kruschnexus.errors import StoreError
 from kruschnexus.lexical.analysis import STOPWORDS, legal_ids
 from kruschnexus.lexical.index import (
-    FRONT_WEIGHT,
     DocEntry,
     DocHit,
     IndexState,
@@ -41,14 +40,9 @@ _log = logging.getLogger(__name__)
 
 #: Bump when the schema or the analyzer changes: older index folders are rebuilt from PostgreSQL.
 FORMAT = "tantivy-5"
+#: The name every index registers :func:`build_analyzer` under (its text fields name it).
 ANALYZER = "nexus_en"
-#: Weights of the span fields in the ranked part of a query.
-CONTEXT_BOOST = 0.5
-IDS_BOOST = 2.0
-#: The least weight :attr:`LexicalQuery.local_idf` leaves a term (one in every span of the document).
-MIN_LOCAL_WEIGHT = 0.01
-#: Local statistics apply to a search restricted to at most this many documents (one named, in a few formats).
-MAX_LOCAL_DOCUMENTS = 3
+#: Memory (bytes) of the span index's writer before it flushes a segment.
 _WRITER_HEAP = 50_000_000
 
 
@@ -216,8 +210,8 @@ class TantivyIndex:
             hits.append(LexicalHit(key, float(score), round(coverage, 6)))
         return sorted(hits, key=lambda h: (-h.score, h.key))
 
-    def documents(self, terms: list[str], limit: int) -> list[DocHit]:
-        """Documents by BM25 of analysed ``terms`` over their names (first pages weighted :data:`FRONT_WEIGHT`)."""
+    def documents(self, terms: list[str], limit: int, front_weight: float) -> list[DocHit]:
+        """Documents by BM25 of analysed ``terms`` over their names (first pages weighted ``front_weight``)."""
         if not terms:
             return []
         schema = self._docs.schema
@@ -226,7 +220,7 @@ class TantivyIndex:
         name_q = _any_of(schema, "name", terms)
         front_q = _any_of(schema, "front", terms)
         combined = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, FRONT_WEIGHT))]
+            [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, front_weight))]
         )
         out = []
         for _, address in searcher.search(combined, limit).hits:
@@ -240,7 +234,7 @@ class TantivyIndex:
                 for t in terms
                 if searcher.search(_all_of(schema, [tantivy.Query.term_query(schema, "name", t), only]), 1).hits
             )
-            out.append(DocHit(doc_id, name_score, front_score, matched))
+            out.append(DocHit(doc_id, name_score, front_score, matched, front_weight))
         return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
 
     def _idfs(self, text: str) -> dict[str, float]:
@@ -252,7 +246,7 @@ class TantivyIndex:
         """Each query term's weight within the document ``query`` is restricted to (its formats together: see
         :attr:`LexicalQuery.local_idf`), from the terms' workspace ``idfs``; ``None`` when the query is not
         restricted to one."""
-        if query.local_idf <= 0 or not query.doc_ids or len(query.doc_ids) > MAX_LOCAL_DOCUMENTS or not idfs:
+        if query.local_idf <= 0 or not query.doc_ids or len(query.doc_ids) > query.local_idf_max_documents or not idfs:
             return None
         schema = self._spans.schema
         searcher = self._spans.searcher()
@@ -262,7 +256,9 @@ class TantivyIndex:
         for term, overall in idfs.items():
             holding = _count(searcher, _all_of(schema, [tantivy.Query.term_query(schema, "text", term), only]))
             local = _idf(in_document, holding)
-            weights[term] = max(MIN_LOCAL_WEIGHT, (local / overall) ** query.local_idf) if overall > 0 else 1.0
+            weights[term] = (
+                max(query.local_idf_min_weight, (local / overall) ** query.local_idf) if overall > 0 else 1.0
+            )
         return weights
 
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
@@ -324,10 +320,10 @@ class TantivyIndex:
         ranked: list[tantivy.Query] = []
         if terms:
             ranked.append(_any_of(schema, "text", terms, weights))
-            ranked.append(tantivy.Query.boost_query(_any_of(schema, "context", terms, weights), CONTEXT_BOOST))
+            ranked.append(tantivy.Query.boost_query(_any_of(schema, "context", terms, weights), query.context_boost))
         ids = legal_ids(query.text)
         if ids:
-            ranked.append(tantivy.Query.boost_query(_any_of(schema, "ids", ids), IDS_BOOST))
+            ranked.append(tantivy.Query.boost_query(_any_of(schema, "ids", ids), query.ids_boost))
         musts: list[tantivy.Query] = [q for q in (self._phrase(schema, p) for p in query.phrases) if q is not None]
         if not ranked and not musts:
             return None

@@ -2,13 +2,16 @@
 Corp and B LLC; what is ...". Pure decisions over what the lexical document index returns.
 
 A question names a document when the best document's *name* (title, parties, file name) shares at least
-:data:`MIN_NAME_TERMS` distinctive terms (terms in at most :data:`DISTINCTIVE_SHARE` of the workspace's document
-names) with it, or one that no other document's name holds when the question writes it as an identifier
-(``2022-NCSC-1``, ``HPIL``) or as a proper name ("When does Karyopharm ..."), and its score (name, plus first pages
-weighted less) leads the next document's by :data:`MARGIN`; documents whose names it matches with the same terms
-and as well (within the margin), and its twins (the same contract kept as a PDF and as text), are named with it, up
-to :data:`MAX_NAMED`. The search then ranks only within that document, and the naming words are taken out of what
-the legs match, so that they do not pull the hits to the preamble that repeats them.
+``min_terms`` distinctive terms (terms in at most ``distinctive_share`` of the workspace's document names) with it,
+or one that no other document's name holds when the question writes it as an identifier (``2022-NCSC-1``, ``HPIL``)
+or as a proper name ("When does Karyopharm ..."), and its score (name, plus first pages weighted less) leads the
+next document's by the factor ``margin``; documents whose names it matches with the same terms and as well (within
+the margin), and its twins (the same contract kept as a PDF and as text), are named with it, up to ``max_named``
+(the same document kept in several formats, ``lease.pdf`` and ``lease.txt``, or versions that share the name the
+question uses). These are the settings ``name_min_terms``, ``name_distinctive_share``, ``name_margin`` and
+``name_max_documents`` (:class:`~kruschnexus.config.Settings`). The search then ranks only within that document,
+and the naming words are taken out of what the legs match, so that they do not pull the hits to the preamble that
+repeats them.
 """
 
 from __future__ import annotations
@@ -17,15 +20,9 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from kruschnexus.config import default_of
 from kruschnexus.lexical.analysis import STOPWORDS
 from kruschnexus.lexical.index import DocHit
-
-MIN_NAME_TERMS = 2
-DISTINCTIVE_SHARE = 0.34
-MARGIN = 1.25
-#: Most documents one name may pick together: the same document kept in several formats (``lease.pdf`` and
-#: ``lease.txt``), or versions that share the name the question uses.
-MAX_NAMED = 3
 
 
 @dataclass(frozen=True)
@@ -57,6 +54,11 @@ def choose(
     proper: Collection[str] | None = None,
     twins: Callable[[str, str], bool] | None = None,
     identifiers: Collection[str] = (),
+    *,
+    min_terms: int = default_of("name_min_terms", int),
+    distinctive_share: float = default_of("name_distinctive_share", float),
+    margin: float = default_of("name_margin", float),
+    max_named: int = default_of("name_max_documents", int),
 ) -> DocMatch | None:
     """The named document among ``hits`` (best first), or ``None`` when the question names none clearly.
 
@@ -73,14 +75,16 @@ def choose(
 
     ``identifiers``: the analysed terms of the question's identifiers (see :func:`identifier_terms`); one of them,
     or of ``proper``, that only the top document's name holds names it alone.
+
+    ``min_terms``, ``distinctive_share``, ``margin`` and ``max_named``: see the module docstring.
     """
     if not hits or documents < 2:
         return None
     top = hits[0]
-    limit = max(1, int(DISTINCTIVE_SHARE * documents))
+    limit = max(1, int(distinctive_share * documents))
     distinctive = tuple(t for t in top.name_terms if doc_freq(t) <= limit)
     unique = any((t in identifiers or t in (proper or ())) and doc_freq(t) == 1 for t in distinctive)
-    if (len(distinctive) < MIN_NAME_TERMS and not unique) or (
+    if (len(distinctive) < min_terms and not unique) or (
         proper is not None and not any(t in proper for t in distinctive)
     ):
         return None  # decided before any twin is looked up
@@ -91,17 +95,18 @@ def choose(
         *(
             h
             for h in hits[1:]
-            if (h.name_terms == top.name_terms and MARGIN * h.total >= top.total)
+            if (h.name_terms == top.name_terms and margin * h.total >= top.total)
             or (twins is not None and twins(h.doc_id, top.doc_id))
         ),
     ]
     others = [h.total for h in hits if h not in group]
     runner_up = max(others, default=0.0)
-    if len(group) > MAX_NAMED or top.total < MARGIN * runner_up:
+    if len(group) > max_named or top.total < margin * runner_up:
         return None
     return DocMatch(tuple(h.doc_id for h in group), top.name_terms, top.total, runner_up)
 
 
+#: A word written as an identifier may be: letters, digits, ``.`` and ``-``, starting and ending with a letter or digit.
 _IDENTIFIER = re.compile(r"[^\W_][\w.-]*[^\W_]")
 
 

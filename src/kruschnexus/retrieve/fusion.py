@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 
 from kruschnexus.chunk.grammar import ends_within
 from kruschnexus.chunk.sections import is_within
-from kruschnexus.config import DEFAULT_FLOOR, MAX_SECTION_BOOST, RRF_K
+from kruschnexus.config import DEFAULT_FLOOR, MAX_SECTION_BOOST, RRF_K, default_of
 
-#: The section boost can never exceed this, whatever the settings say.
-
+#: Why a span is not admitted (:attr:`Scored.rejected_because`): outside the sections the query names.
 REJECT_SECTION = "outside_named_section"
-#: Share of the section boost a span gets when it lies in a named section but does not open it.
-INSIDE_SHARE = 0.75
+#: Why a span is not admitted: below the similarity floor, and nothing else admits it.
 REJECT_FLOOR = "below_floor_no_fulltext_match"
 
 
@@ -63,6 +61,8 @@ class FusionSettings:
 
     rrf_k: int = RRF_K
     section_boost: float = MAX_SECTION_BOOST
+    #: Share of the section boost a span gets when it lies in a named section but does not open it.
+    section_inside_share: float = default_of("section_inside_share", float)
     floor: float = DEFAULT_FLOOR
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
@@ -93,6 +93,21 @@ class FusionSettings:
     absent_document_margin: float = 0.05
     #: When the named document has no section the question names, answer from its passages that mention it.
     section_mentions: bool = True
+    #: Below: knobs of the steps around fusion, carried there by the search (:class:`~kruschnexus.config.Settings`).
+    absent_misspelt_chars: int = default_of("absent_misspelt_chars", int)
+    absent_share: float = default_of("absent_share", float)
+    absent_document_min: int = default_of("absent_document_min", int)
+    name_min_terms: int = default_of("name_min_terms", int)
+    name_distinctive_share: float = default_of("name_distinctive_share", float)
+    name_margin: float = default_of("name_margin", float)
+    name_max_documents: int = default_of("name_max_documents", int)
+    name_front_weight: float = default_of("name_front_weight", float)
+    context_boost: float = default_of("context_boost", float)
+    ids_boost: float = default_of("ids_boost", float)
+    local_idf_min_weight: float = default_of("local_idf_min_weight", float)
+    local_idf_max_documents: int = default_of("local_idf_max_documents", int)
+    twin_same_passage: float = default_of("twin_same_passage", float)
+    twin_stands_for: float = default_of("twin_stands_for", float)
     #: Retrieval legs in use: both (the product), or one of them alone (the ablations ``nexus eval`` reports).
     legs: tuple[str, ...] = ("dense", "sparse")
 
@@ -149,10 +164,11 @@ def score(candidate: Candidate, settings: FusionSettings, named: NamedSections) 
     matched_section = bool(named.ids) and in_named_section(candidate, named.ids)
     boost = 0.0
     if matched_section:
-        # The span where a named section begins gets the whole boost; its later spans three quarters of it, so a
-        # lookup cites the section's opening words first (the boost still only reorders).
+        # The span where a named section begins gets the whole boost; its later spans a share of it (three quarters),
+        # so a lookup cites the section's opening words first (the boost still only reorders).
         opening = any(n.lower() in candidate.opens for n in named.ids)
-        boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) * (1.0 if opening else INSIDE_SHARE)
+        share = 1.0 if opening else settings.section_inside_share
+        boost = min(max(settings.section_boost, 0.0), MAX_SECTION_BOOST) * share
     above_floor = candidate.cosine is not None and candidate.cosine >= settings.floor
     covered = candidate.sparse_score is not None and candidate.sparse_score >= settings.coverage_floor
     best_rank = min(r for r in (candidate.dense_rank, candidate.sparse_rank, 10**9) if r is not None)

@@ -34,8 +34,11 @@ from kruschnexus.errors import QueryError
 
 __all__ = ["OPERATORS", "SECTION_REF", "Query", "normalize_section", "parse_query", "strip_refs"]
 
+#: The ``key:value`` operators a query may use.
 OPERATORS = ("doc_type", "page", "doc", "section", "version", "as_of")
+#: An operator's key, up to its colon.
 _KEY = re.compile(r"([A-Za-z_]+):")
+#: A ``page:`` value: one page or a range (``3``, ``3-7``).
 _PAGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
 #: Every section reference in free text (``SECTION_REF.sub(" ", text)`` is :func:`strip_refs`).
 SECTION_REF = REF_PATTERN

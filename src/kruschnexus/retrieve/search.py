@@ -111,11 +111,15 @@ def marker_patterns(sections: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...], local_idf: float = 0.0) -> LexicalQuery:
-    """The same restrictions for the lexical index (the SQL filter still decides: this only keeps recall), and
-    within a named document, the weight of its own word statistics."""
+def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...], settings: FusionSettings) -> LexicalQuery:
+    """The same restrictions for the lexical index (the SQL filter still decides: this only keeps recall), the
+    weights of a span's fields, and within a named document, the weight of its own word statistics."""
     return LexicalQuery(
-        local_idf=local_idf,
+        local_idf=settings.local_idf,
+        local_idf_min_weight=settings.local_idf_min_weight,
+        local_idf_max_documents=settings.local_idf_max_documents,
+        context_boost=settings.context_boost,
+        ids_boost=settings.ids_boost,
         text=text,
         phrases=query.phrases,
         excluded_terms=query.excluded_terms,
@@ -151,16 +155,16 @@ def items_only(query: Query, named: bool) -> bool:
 
 
 def named_document(
-    index: LexicalIndex, query: Query, sources: Callable[[list[str]], dict[str, str]]
+    index: LexicalIndex, query: Query, sources: Callable[[list[str]], dict[str, str]], settings: FusionSettings
 ) -> DocMatch | None:
     """The document the question names (none when it uses ``doc:`` or names none clearly); ``sources`` gives
-    documents' file names, to name twins together."""
+    documents' file names, to name twins together; ``settings`` the ``name_*`` knobs."""
     if query.docs:
         return None
     text = SECTION_REF.sub(" ", query.text)
     terms = name_terms(index.analyze, text)
     proper = {t for word in candidate_names(text) for t in index.analyze(word)}
-    hits = index.documents(terms, 5)
+    hits = index.documents(terms, 5, settings.name_front_weight)
     if not hits:
         return None
     names = functools.cache(lambda: sources([h.doc_id for h in hits]))  # read only when twins are asked about
@@ -169,7 +173,16 @@ def named_document(
         return are_twins(names().get(a, a), names().get(b, b))
 
     return choose(
-        hits, index.name_doc_freq, index.document_count(), proper, twins, identifier_terms(index.analyze, text)
+        hits,
+        index.name_doc_freq,
+        index.document_count(),
+        proper,
+        twins,
+        identifier_terms(index.analyze, text),
+        min_terms=settings.name_min_terms,
+        distinctive_share=settings.name_distinctive_share,
+        margin=settings.name_margin,
+        max_named=settings.name_max_documents,
     )
 
 
@@ -198,7 +211,9 @@ def run_search(
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     match = (
-        named_document(index, query, lambda ids: store.document_sources(workspace, ids)) if settings.documents else None
+        named_document(index, query, lambda ids: store.document_sources(workspace, ids), settings)
+        if settings.documents
+        else None
     )
     # The lexical index holds the latest versions only: what it does not know, an older version may hold.
     pinned = bool(query.versions) or query.as_of is not None
@@ -240,7 +255,13 @@ def run_search(
             )
             rows, candidates = legs.run(bare, mention_f, doc_ids)
             scored = fuse(candidates, settings, dataclasses.replace(named, ids=(), lookup_only=False))
-    admitted, repeats = once_per_passage(scored, k, lambda s: (*_described(rows[s.candidate.key]), s.admitted))
+    admitted, repeats = once_per_passage(
+        scored,
+        k,
+        lambda s: (*_described(rows[s.candidate.key]), s.admitted),
+        same_share=settings.twin_same_passage,
+        stands_for=settings.twin_stands_for,
+    )
     if repeats:
         scored = _mark_repeats(scored, repeats, rows)
     hits = [
@@ -325,7 +346,7 @@ class _Legs:
             sparse_sql, params = q.fulltext_leg(span_f)
             sparse_rows = self.store.run_leg(sparse_sql, {**params, "text": self.text, "limit": s.sparse_depth})
         elif "sparse" in s.legs:
-            lexical = lexical_query(query, self.text, doc_ids, s.local_idf)
+            lexical = lexical_query(query, self.text, doc_ids, s)
             ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
@@ -342,8 +363,8 @@ def _absent(
     if match is None:
         if index.span_count() < settings.absent_min_spans:
             return []
-        absent = absent_words(text, index.analyze, index.knows)
-        return absent if telling_absence(absent, index.query_terms(text)) else []
+        absent = absent_words(text, index.analyze, index.knows, misspelt_chars=settings.absent_misspelt_chars)
+        return absent if telling_absence(absent, index.query_terms(text), share=settings.absent_share) else []
     if not settings.absent_in_document:
         return []
     doc_ids = match.doc_ids
@@ -351,8 +372,12 @@ def _absent(
     def known(term: str) -> bool:
         return index.knows(term, doc_ids)
 
-    absent = absent_words(text, index.analyze, known)
-    return absent if telling_document_absence(question, absent, index.query_terms(text)) else []
+    absent = absent_words(text, index.analyze, known, misspelt_chars=settings.absent_misspelt_chars)
+    terms = index.query_terms(text)
+    telling = telling_document_absence(
+        question, absent, terms, share=settings.absent_share, minimum=settings.absent_document_min
+    )
+    return absent if telling else []
 
 
 def _mark_repeats(

@@ -17,14 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kruschnexus.config import default_of
 from kruschnexus.lexical.analysis import file_stem, file_suffix
 
 T = TypeVar("T")
 
-#: Share of the shorter hit's distinct words that the other must hold for the two to be one passage.
-SAME_PASSAGE = 0.8
-#: Share of a text copy's distinct words its paged twin must hold to stand in for it.
-STANDS_FOR = 0.5
+#: A word two copies of a passage are compared by.
 _WORD = re.compile(r"\w+")
 
 
@@ -51,7 +49,12 @@ class _Kept(Generic[T]):
 
 
 def once_per_passage(
-    ranked: Sequence[T], k: int, describe: Callable[[T], tuple[str, str, str, bool, bool]]
+    ranked: Sequence[T],
+    k: int,
+    describe: Callable[[T], tuple[str, str, str, bool, bool]],
+    *,
+    same_share: float = default_of("twin_same_passage", float),
+    stands_for: float = default_of("twin_stands_for", float),
 ) -> tuple[list[T], list[tuple[T, T]]]:
     """The first ``k`` admitted items of ``ranked`` once twins' repeats of a passage are taken out, and the repeats
     taken out (each with the item kept in its place).
@@ -59,6 +62,10 @@ def once_per_passage(
     ``describe`` gives an item's ``(doc_id, source, text, paged, admitted)``. The kept item of a repeated passage
     sits at the better rank and is the paged one when only one of the two is and it holds the other's words,
     however far down the paged one ranks and even if it was not admitted itself (its twin's words were).
+
+    ``same_share``: the share of the shorter item's distinct words the other must hold for the two to be one passage
+    (:func:`same_passage`); ``stands_for``: the share of a text copy's distinct words its paged twin must hold to
+    stand in for it.
     """
     kept: list[_Kept[T]] = []
     repeats: list[tuple[T, T]] = []  # (taken out, kept in its place)
@@ -71,8 +78,8 @@ def once_per_passage(
         if not admitted and not (paged and any(not kept[i].paged for i in candidates)):
             continue
         entry = _Kept(item, doc_id, source, stem, text, paged)
-        same = [i for i in candidates if _one_passage(entry.words, kept[i].words)]
-        text_copies = [i for i in same if not kept[i].paged and _holds(entry.words, kept[i].words)]
+        same = [i for i in candidates if _one_passage(entry.words, kept[i].words, same_share)]
+        text_copies = [i for i in same if not kept[i].paged and _holds(entry.words, kept[i].words, stands_for)]
         if paged and text_copies and len(text_copies) == len(same):
             # The paged copy stands for every text copy it repeats, at the best of their ranks.
             replaced = {id(kept[i].item) for i in text_copies}
@@ -94,17 +101,17 @@ def passage_words(text: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in _WORD.findall(text))
 
 
-def same_passage(a: str, b: str) -> bool:
-    """Two texts are one passage: :data:`SAME_PASSAGE` of the shorter one's distinct words are in the other."""
-    return _one_passage(passage_words(a), passage_words(b))
+def same_passage(a: str, b: str, *, share: float = default_of("twin_same_passage", float)) -> bool:
+    """Two texts are one passage: ``share`` of the shorter one's distinct words are in the other."""
+    return _one_passage(passage_words(a), passage_words(b), share)
 
 
-def _holds(a: frozenset[str], b: frozenset[str]) -> bool:
-    """``a`` holds :data:`STANDS_FOR` of ``b``'s words: a page's fragment never stands for a whole clause, while
-    the PDF's window of a clause the text kept longer still does."""
-    return len(a & b) >= STANDS_FOR * len(b)
+def _holds(a: frozenset[str], b: frozenset[str], share: float) -> bool:
+    """``a`` holds ``share`` of ``b``'s words: a page's fragment never stands for a whole clause, while the PDF's
+    window of a clause the text kept longer still does."""
+    return len(a & b) >= share * len(b)
 
 
-def _one_passage(a: frozenset[str], b: frozenset[str]) -> bool:
+def _one_passage(a: frozenset[str], b: frozenset[str], share: float) -> bool:
     shorter = min(len(a), len(b))
-    return shorter > 0 and len(a & b) >= SAME_PASSAGE * shorter
+    return shorter > 0 and len(a & b) >= share * shorter

@@ -10,6 +10,7 @@ import itertools
 import re
 from collections.abc import Callable
 
+from kruschnexus.config import default_of
 from kruschnexus.lexical.analysis import STOPWORDS
 
 #: Words written capitalised in questions that name parts of a document, not things in it.
@@ -22,6 +23,7 @@ CALENDAR_WORDS = frozenset(
     "january february march april june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
+#: A word of a question: letters and digits, with ``'``, ``.`` and ``-`` inside it.
 _WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]")
 
 
@@ -61,9 +63,7 @@ def unknown_names(text: str, analyze: Callable[[str], list[str]], known: Callabl
 QUESTION_WORDS = frozenset(
     "many much long often far soon early earlier late later most least ahead happen happens happened".split()
 )
-#: A word this long or longer that no document holds, but one edit away from a word one holds, is a misspelling
-#: of it (``terminaton``, ``montly``); a shorter one has too many neighbours one edit away for that to say anything.
-MISSPELT_CHARS = 4
+#: The letters an edit may put in a word (:func:`one_edit`).
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -77,12 +77,21 @@ def one_edit(word: str) -> set[str]:
     return (deletes | swaps | replaces | inserts) - {word}
 
 
-def absent_words(text: str, analyze: Callable[[str], list[str]], known: Callable[[str], bool]) -> list[str]:
+def absent_words(
+    text: str,
+    analyze: Callable[[str], list[str]],
+    known: Callable[[str], bool],
+    *,
+    misspelt_chars: int = default_of("absent_misspelt_chars", int),
+) -> list[str]:
     """Words of ``text`` (letters only, three or more, not stop, document-part or question words, not an acronym)
-    none of whose terms any document holds, nor (for words of :data:`MISSPELT_CHARS` letters or more) the terms of
-    a word one edit away: "sabbatical", "cryptocurrency", "swimming". The edit is made on the word as written, not
-    on its stem (``terminaton`` stems apart from ``termination``). The question asks about something the workspace
-    never mentions; the caller decides how much that weighs."""
+    none of whose terms any document holds, nor (for words of ``misspelt_chars`` letters or more) the terms of a
+    word one edit away: "sabbatical", "cryptocurrency", "swimming". The edit is made on the word as written, not on
+    its stem (``terminaton`` stems apart from ``termination``). The question asks about something the workspace
+    never mentions; the caller decides how much that weighs.
+
+    A word that long, one edit away from a word a document holds, is a misspelling of it (``terminaton``,
+    ``montly``); a shorter one has too many neighbours one edit away for that to say anything."""
     absent: list[str] = []
     for m in _WORD.finditer(text):
         word = m.group(0)
@@ -94,37 +103,38 @@ def absent_words(text: str, analyze: Callable[[str], list[str]], known: Callable
         terms = [t for t in analyze(word) if len(t) > 1 and t.isalpha()]
         if not terms or any(known(t) for t in terms):
             continue
-        if len(bare) >= MISSPELT_CHARS and any(known(t) for v in one_edit(bare) for t in analyze(v)):
+        if len(bare) >= misspelt_chars and any(known(t) for v in one_edit(bare) for t in analyze(v)):
             continue
         absent.append(word)
     return list(dict.fromkeys(absent))
 
 
-#: The most of a question's terms that may be absent for the absence to say something: a workspace that lacks more
-#: of its words (three short leases asked "what happens if the premises are rendered unusable") does not share the
-#: question's vocabulary, and a missing word there is no sign of a missing subject.
-ABSENT_SHARE = 1 / 3
-
-
-def telling_absence(absent: list[str], terms: list[str]) -> bool:
+def telling_absence(absent: list[str], terms: list[str], *, share: float = default_of("absent_share", float)) -> bool:
     """Whether ``absent`` words (see :func:`absent_words`) say the workspace lacks the question's subject: some are
-    absent, and they are at most :data:`ABSENT_SHARE` of the question's ``terms``."""
-    return bool(absent) and len(absent) <= ABSENT_SHARE * len(terms)
+    absent, and they are at most ``share`` of the question's ``terms``.
+
+    A workspace that lacks more of its words (three short leases asked "what happens if the premises are rendered
+    unusable") does not share the question's vocabulary, and a missing word there is no sign of a missing subject."""
+    return bool(absent) and len(absent) <= share * len(terms)
 
 
-#: Within the one document a question names, a single missing word is ordinary paraphrase ("walk away" for a
-#: termination right), and so are two missing far apart ("the new minimum payment the owner receives"). What says
-#: the document lacks the subject is a term of several words missing whole ("most favored nation", "car allowance",
-#: "what law governs"): two missing words side by side (stop words between them aside), and the missing words more
-#: than :data:`ABSENT_SHARE` of the question's terms.
-DOCUMENT_ABSENT_MIN = 2
-
-
-def telling_document_absence(text: str, absent: list[str], terms: list[str]) -> bool:
+def telling_document_absence(
+    text: str,
+    absent: list[str],
+    terms: list[str],
+    *,
+    share: float = default_of("absent_share", float),
+    minimum: int = default_of("absent_document_min", int),
+) -> bool:
     """Whether ``absent`` words of ``text`` (see :func:`absent_words`, asked of one document) say the document a
-    question names lacks its subject: at least :data:`DOCUMENT_ABSENT_MIN` of them, more than :data:`ABSENT_SHARE`
-    of the question's ``terms``, and two of them next to each other in ``text`` with only stop words between."""
-    if len(absent) < DOCUMENT_ABSENT_MIN or len(absent) <= ABSENT_SHARE * len(terms):
+    question names lacks its subject: at least ``minimum`` of them, more than ``share`` of the question's
+    ``terms``, and two of them next to each other in ``text`` with only stop words between.
+
+    Within the one document a question names, a single missing word is ordinary paraphrase ("walk away" for a
+    termination right), and so are two missing far apart ("the new minimum payment the owner receives"). What says
+    the document lacks the subject is a term of several words missing whole ("most favored nation", "car
+    allowance", "what law governs")."""
+    if len(absent) < minimum or len(absent) <= share * len(terms):
         return False
     missing = set(absent)
     words = [m.group(0) for m in _WORD.finditer(text) if m.group(0).lower().strip(".'’-") not in STOPWORDS]
