@@ -28,7 +28,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 
 from search import QUERIES
 
-from kruschnexus.config import Settings
+from kruschnexus.config import EF_SEARCH, Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.store.postgres import PgStore
 
@@ -64,7 +64,7 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
 def unscoped(store: PgStore, statement: Any, params: dict[str, Any]) -> list[Any]:
     """The leg as before row security: the same settings, no scope, no role switch."""
     with store.conn.transaction():
-        store.conn.execute("SET LOCAL hnsw.ef_search = 200")
+        store.conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
         store.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         return store.conn.execute(statement, params).fetchall()
 

@@ -37,6 +37,7 @@ MAX_SECTION_BOOST = 0.12
 DEFAULT_FLOOR = 0.45
 #: HNSW beam of the dense leg at search time, the product's and the LangChain baseline's (pgvector: at most 1000).
 EF_SEARCH = 200
+MAX_EF_SEARCH = 1000
 
 
 def _default_home() -> Path:
@@ -120,6 +121,8 @@ class Settings:
             of the shorter one's distinct words are in the other (0-1). Env ``NEXUS_TWIN_SAME_PASSAGE``.
         twin_stands_for: a paged twin stands in for a text copy's hit when it holds this share of that hit's
             distinct words (0-1). Env ``NEXUS_TWIN_STANDS_FOR``.
+        ef_search: the HNSW beam of the dense leg (pgvector's ``hnsw.ef_search``, at most 1000): wider finds more
+            of the exact nearest spans, slower. Env ``NEXUS_EF_SEARCH``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -174,6 +177,7 @@ class Settings:
     name_max_documents: int = 3
     name_front_weight: float = 0.3
     local_idf: float = 1.5
+    ef_search: int = EF_SEARCH
     local_idf_min_weight: float = 0.01
     local_idf_max_documents: int = 3
     twin_same_passage: float = 0.8
@@ -251,6 +255,8 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             value = int(raw)
             if value <= 0:
                 raise ValueError("must be positive")
+            if name == "ef_search" and value > MAX_EF_SEARCH:
+                raise ValueError(f"pgvector allows at most {MAX_EF_SEARCH}")
             return value
         return None if raw is None else str(raw)
     except (TypeError, ValueError) as exc:

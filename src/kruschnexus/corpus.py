@@ -282,6 +282,7 @@ class Corpus:
             section_mentions=s.section_mentions,
             documents=s.document_match,
             local_idf=s.local_idf,
+            ef_search=s.ef_search,
             absent_misspelt_chars=s.absent_misspelt_chars,
             absent_share=s.absent_share,
             absent_document_min=s.absent_document_min,

@@ -164,6 +164,7 @@ RANKING_KNOBS = [
     ("local_idf_max_documents", "1", 1, 3),
     ("twin_same_passage", "0.9", 0.9, 0.8),
     ("twin_stands_for", "1", 1.0, 0.5),
+    ("ef_search", "400", 400, 200),
 ]
 #: Knobs that are a share of something: more than 0, at most 1.
 SHARES = {"section_inside_share", "absent_share", "name_distinctive_share", "twin_same_passage", "twin_stands_for"}
@@ -184,7 +185,7 @@ def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, def
     if name in SHARES:
         bad = ["0", "-0.5", "1.01", "nan", "inf", "half"]
     elif isinstance(default, int):
-        bad = ["0", "-2", "2.5", "many"]
+        bad = ["0", "-2", "2.5", "many", *(["1001"] if name == "ef_search" else [])]
     else:
         bad = ["0", "-1", "nan", "inf", "heavy"]
     for raw in bad:

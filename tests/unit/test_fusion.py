@@ -53,7 +53,9 @@ def test_fusion_does_not_depend_on_input_order(candidates: list[Candidate], name
 @given(_candidates, _named, st.floats(-5, 5))
 def test_boost_is_capped_and_never_admits(candidates: list[Candidate], named: NamedSections, boost: float) -> None:
     settings = FusionSettings(rrf_k=60, section_boost=boost, floor=0.4)
-    without = {s.candidate.key: s for s in fuse(candidates, FusionSettings(60, 0.0, 0.4), named)}
+    without = {
+        s.candidate.key: s for s in fuse(candidates, FusionSettings(rrf_k=60, section_boost=0.0, floor=0.4), named)
+    }
     for s in fuse(candidates, settings, named):
         assert 0.0 <= s.boost <= MAX_SECTION_BOOST
         assert s.admitted == without[s.candidate.key].admitted

@@ -55,44 +55,47 @@ class Candidate:
     title_only: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FusionSettings:
-    """Knobs of fusion, echoed in the explain trace."""
+    """Knobs of fusion, echoed in the explain trace (by name only: a knob added in the middle cannot shift the
+    others)."""
 
     rrf_k: int = RRF_K
     section_boost: float = MAX_SECTION_BOOST
     #: Share of the section boost a span gets when it lies in a named section but does not open it.
     section_inside_share: float = default_of("section_inside_share", float)
     floor: float = DEFAULT_FLOOR
-    dense_weight: float = 1.0
-    sparse_weight: float = 1.0
+    dense_weight: float = default_of("dense_weight", float)
+    sparse_weight: float = default_of("sparse_weight", float)
     #: A span whose lexical coverage reaches this is admitted below the similarity floor (above 1: never).
-    coverage_floor: float = 0.9
+    coverage_floor: float = default_of("coverage_floor", float)
     #: In a document the question names, a span either leg ranks this high is admitted below the floor.
-    named_top: int = 3
+    named_top: int = default_of("named_top", int)
     #: A span both legs rank first is admitted this far below the floor when its lexical coverage reaches
     #: :attr:`agree_coverage` (the legs agree on it, and the question's words are mostly there).
     agree_margin: float = 0.05
     agree_coverage: float = 0.5
     #: Candidates each leg contributes before fusion.
-    dense_depth: int = 50
-    sparse_depth: int = 50
+    dense_depth: int = default_of("dense_depth", int)
+    sparse_depth: int = default_of("sparse_depth", int)
     #: Whether a question that names its document is answered from that document only.
-    documents: bool = True
+    documents: bool = default_of("document_match", bool)
     #: Power of the named document's own IDF in the lexical leg (see :attr:`LexicalQuery.local_idf`).
-    local_idf: float = 1.5
+    local_idf: float = default_of("local_idf", float)
+    #: The HNSW beam of the dense leg.
+    ef_search: int = default_of("ef_search", int)
     #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
     #: only a passage this much closer in meaning may stand for what the workspace never mentions.
-    absent_margin: float = 0.2
+    absent_margin: float = default_of("absent_margin", float)
     #: The rule above holds only in a workspace of this many spans or more: a small one lacks everyday words.
-    absent_min_spans: int = 1000
+    absent_min_spans: int = default_of("absent_min_spans", int)
     #: The same margin when the question names its document and that document lacks a telling share of its words.
-    absent_in_document: bool = True
+    absent_in_document: bool = default_of("absent_in_document", bool)
     #: The margin of that rule: small, as the passages it keeps out are those below the floor that a named document's
     #: first ranks or lexical coverage would have admitted; one a little above the floor still answers.
-    absent_document_margin: float = 0.05
+    absent_document_margin: float = default_of("absent_document_margin", float)
     #: When the named document has no section the question names, answer from its passages that mention it.
-    section_mentions: bool = True
+    section_mentions: bool = default_of("section_mentions", bool)
     #: Below: knobs of the steps around fusion, carried there by the search (:class:`~kruschnexus.config.Settings`).
     absent_misspelt_chars: int = default_of("absent_misspelt_chars", int)
     absent_share: float = default_of("absent_share", float)

@@ -339,7 +339,7 @@ class _Legs:
         if "dense" in s.legs:
             dense_sql, params = q.dense_leg(span_f, self.embedder.dim)
             dense_rows = self.store.run_leg(
-                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": self.vector}
+                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": self.vector}, s.ef_search
             )
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.

@@ -474,18 +474,18 @@ class PgStore:
             yield from cur
 
     @_read
-    def run_leg(self, query: Any, params: Mapping[str, Any]) -> list[LegRow]:
-        """Run one retrieval leg for ``params["workspace"]`` (HNSW with a wider beam and iterative scans, so
-        filters keep recall)."""
+    def run_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[LegRow]:
+        """Run one retrieval leg for ``params["workspace"]`` (HNSW with a beam of ``ef_search`` and iterative
+        scans, so filters keep recall)."""
         with self.scoped(str(params["workspace"])) as conn:
-            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
+            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             return _all(conn, LegRow, query, params)
 
-    def explain_leg(self, query: Any, params: Mapping[str, Any]) -> list[str]:
+    def explain_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[str]:
         """The planner's plan of one retrieval leg under the settings :meth:`run_leg` uses, line by line."""
         with self.scoped(str(params["workspace"])) as conn:
-            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
+            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             with conn.cursor(row_factory=tuple_row) as cur:
                 return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
