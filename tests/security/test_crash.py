@@ -52,7 +52,8 @@ KILLS = 50
 TIMED_KILLS = 30  # one random delay in each of 30 equal slices of the reference duration
 CHAIN = 4  # kills on one workspace before an uninterrupted run must complete it
 MAX_RUNS = 150
-_DOC_WRITE = re.compile(r"^\s*insert\s+into\s+(documents|pages|blocks|spans)\b", re.IGNORECASE)
+#: A statement of a document transaction (the store quotes its table names: ``INSERT INTO "spans"``).
+_DOC_WRITE = re.compile(r'^\s*insert\s+into\s+"?(documents|pages|blocks|spans)\b', re.IGNORECASE)
 
 _SIGNATURE = """
 SELECT d.doc_id, d.source, d.kind, d.page_count, d.byte_size,
