@@ -39,8 +39,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.fuzzing import SUFFIXES, Outcome, mutate, read_case  # noqa: E402
 
+from kruschnexus.config import OcrMode  # noqa: E402
 from kruschnexus.extract import ReadOptions  # noqa: E402
-from kruschnexus.parse.ocr import OcrMode  # noqa: E402
 from kruschnexus.worker import ReadLimits, ReadWorker  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"

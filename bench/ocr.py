@@ -31,8 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from kruschnexus.config import OcrMode  # noqa: E402
 from kruschnexus.extract import PdfSource, ReadOptions  # noqa: E402
-from kruschnexus.parse.ocr import OcrMode, tesseract_version  # noqa: E402
+from kruschnexus.parse.ocr import tesseract_version  # noqa: E402
 
 SCOTUS = ROOT.parent / "shared" / "corpus" / "court" / "scotus_tarrant_v_herrmann_2013_pp1-2_SCANNED.pdf"
 FIXTURE = ROOT / "tests" / "fixtures" / "scanned_lease.pdf"

@@ -26,8 +26,8 @@ sys.path.insert(0, str(REPO))
 
 from kruschnexus.chunk.chunker import chunk_page  # noqa: E402
 from kruschnexus.chunk.sections import SectionTracker  # noqa: E402
+from kruschnexus.config import OcrMode  # noqa: E402
 from kruschnexus.extract import ReadOptions, open_source  # noqa: E402
-from kruschnexus.parse.ocr import OcrMode  # noqa: E402
 from kruschnexus.worker import ReadWorker  # noqa: E402
 
 DEFAULT_PDF = REPO.parent / "shared" / "corpus" / "debt" / "ribbon_credit_agreement_2024.pdf"

@@ -42,9 +42,10 @@ from reportlab.pdfgen import canvas
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.config import OcrMode
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import BlockKind, Chunk, Page
-from kruschnexus.parse.ocr import OcrMode, tesseract_version
+from kruschnexus.parse.ocr import tesseract_version
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

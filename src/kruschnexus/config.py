@@ -6,6 +6,7 @@ Every variable is listed in ``docs/configuration.md``.
 
 from __future__ import annotations
 
+import enum
 import math
 import os
 import tomllib
@@ -25,8 +26,18 @@ _MAY_BE_ZERO = frozenset({"local_idf"})
 _SHARES = frozenset(
     {"name_distinctive_share", "section_inside_share", "absent_share", "twin_same_passage", "twin_stands_for"}
 )
+
+
+class OcrMode(enum.StrEnum):
+    """When PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
 #: When PDF pages are OCR'd (``Settings.ocr``, ``--ocr``): every surface offers these and no others.
-OCR_MODES = ("auto", "always", "never")
+OCR_MODES: tuple[str, ...] = tuple(mode.value for mode in OcrMode)
 #: A workspace name: 1-63 of ``a-z 0-9 _ -``, starting with a letter or digit (checked by the SDK, REST and MCP).
 WORKSPACE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 #: Reciprocal Rank Fusion's k (the default of ``Settings.rrf_k``).

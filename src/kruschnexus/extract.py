@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import pytesseract
 
+from kruschnexus.config import OcrMode
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.layout.furniture import Furniture
 from kruschnexus.layout.page import build_page
@@ -27,7 +28,6 @@ from kruschnexus.parse.html import open_html
 from kruschnexus.parse.ocr import (
     OCR_DPI,
     OcrLine,
-    OcrMode,
     OcrUnavailableError,
     Tesseract,
     glyphs_from_lines,

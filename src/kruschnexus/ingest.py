@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kruschnexus import blobs
-from kruschnexus.config import OCR_MODES, Settings
+from kruschnexus.config import OCR_MODES, OcrMode, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import (
     ConfigError,
@@ -26,7 +26,7 @@ from kruschnexus.errors import (
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.lexical.analysis import file_words, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
-from kruschnexus.parse.ocr import OcrMode, tesseract_languages, tesseract_version
+from kruschnexus.parse.ocr import tesseract_languages, tesseract_version
 from kruschnexus.store.postgres import DocumentWriter, PgStore
 from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, ReadVersionsRow, SpanRecord, StoredRow
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker

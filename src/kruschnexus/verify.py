@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kruschnexus import blobs
-from kruschnexus.config import Settings
+from kruschnexus.config import OcrMode, Settings
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page, to_xywh
-from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.records import DocumentRow, PageTextRow, SpanTextRow
 

@@ -17,11 +17,10 @@ import pytesseract
 import pytest
 
 from kruschnexus import Corpus
-from kruschnexus.config import Settings
+from kruschnexus.config import OcrMode, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.extract import PdfSource, ReadOptions
 from kruschnexus.model import Page, Rect
-from kruschnexus.parse.ocr import OcrMode
 from tests.conftest import CORPUS, FIXTURES, needs_corpus
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,9 @@ import pytest
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.config import OcrMode
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import BlockKind, Chunk, Page
-from kruschnexus.parse.ocr import OcrMode
 from tests.conftest import FIXTURES, needs_corpus
 from tests.integration.test_bench_smoke import load as load_bench
 

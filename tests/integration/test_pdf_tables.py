@@ -15,9 +15,9 @@ import pytest
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.config import OcrMode
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.model import BlockKind, Chunk, Page, to_xywh, union
-from kruschnexus.parse.ocr import OcrMode
 from tests.conftest import CORPUS, FIXTURES, needs_corpus
 from tests.independent import canonical, page_chars, text_in_boxes
 

@@ -19,12 +19,12 @@ import pytest
 
 from kruschnexus import Corpus
 from kruschnexus.blobs import blob_path, sha256_file
-from kruschnexus.config import Settings
+from kruschnexus.config import OcrMode, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.parse import docx as docx_reader
-from kruschnexus.parse.ocr import OcrMode, tesseract_version
+from kruschnexus.parse.ocr import tesseract_version
 from kruschnexus.parse.pdf import MAX_RENDER_PIXELS, PdfFile
 from kruschnexus.worker import ReadLimits, ReadWorker
 from tests.conftest import FIXTURES

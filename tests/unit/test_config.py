@@ -9,9 +9,10 @@ import dataclasses
 import os
 from pathlib import Path
 
+import click
 import pytest
 
-from kruschnexus.config import Settings
+from kruschnexus.config import OCR_MODES, OcrMode, Settings
 from kruschnexus.errors import ConfigError, PkgError
 
 DEFAULT_MAX_CHARS = Settings.__dataclass_fields__["chunk_max_chars"].default
@@ -192,3 +193,18 @@ def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, def
         with pytest.raises(ConfigError, match=name) as info:
             Settings.load(overrides={"home": tmp_path}, env={f"NEXUS_{name.upper()}": raw})
         assert raw in str(info.value)
+
+
+def test_every_surface_offers_the_same_ocr_modes() -> None:
+    """One list of OCR modes: the enum, the setting, the CLI choices and the REST form (which adds ``server``)."""
+    import typing
+
+    from kruschnexus.api import routes
+    from kruschnexus.cli.app import cli
+
+    assert OCR_MODES == tuple(m.value for m in OcrMode) == ("auto", "always", "never")
+    form = typing.get_type_hints(routes.upload_documents, include_extras=True)["ocr"]
+    assert typing.get_args(typing.get_args(form)[0]) == ("server", *OCR_MODES)
+    for command in ("ingest", "reingest"):
+        option = next(p for p in cli.commands[command].params if p.name == "ocr")
+        assert isinstance(option.type, click.Choice) and tuple(option.type.choices) == OCR_MODES, command

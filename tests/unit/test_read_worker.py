@@ -13,9 +13,10 @@ import pytest
 
 from kruschnexus.chunk.chunker import chunk_page
 from kruschnexus.chunk.sections import SectionTracker
+from kruschnexus.config import OcrMode
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions, open_source
-from kruschnexus.parse.ocr import OcrMode, tesseract_version
+from kruschnexus.parse.ocr import tesseract_version
 from kruschnexus.worker import ReadLimits, ReadWorker
 from kruschnexus.worker import reader as reader_module
 from tests.conftest import FIXTURES

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Protocol
 
 from kruschnexus import blobs
+from kruschnexus.config import OcrMode
 from kruschnexus.corpus import Corpus
 from kruschnexus.errors import ParseError
 from kruschnexus.extract import PdfSource, ReadOptions, Source, open_source
 from kruschnexus.model import Page
-from kruschnexus.parse.ocr import OcrMode
 from kruschnexus.schema.v1 import DocumentInfo, Hit
 from kruschnexus.verify import check_span
 

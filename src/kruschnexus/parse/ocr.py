@@ -11,7 +11,6 @@ is slower than running several pages side by side, which :class:`OcrPool` does.
 
 from __future__ import annotations
 
-import enum
 import functools
 import os
 import shutil
@@ -38,14 +37,6 @@ MIN_READABLE_SHARE = 0.5
 MIN_PAGE_CONFIDENCE = 60.0
 #: Seconds one page may take in Tesseract before it is given up.
 PAGE_TIMEOUT = 300
-
-
-class OcrMode(enum.StrEnum):
-    """When pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``."""
-
-    AUTO = "auto"
-    ALWAYS = "always"
-    NEVER = "never"
 
 
 class OcrUnavailableError(RuntimeError):
