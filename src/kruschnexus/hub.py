@@ -83,7 +83,7 @@ class Hub:
         """A :class:`Corpus` for ``workspace`` on a borrowed connection, returned to the pool afterwards."""
         name = check_workspace_name(workspace)
         with self._store() as store, contextlib.ExitStack() as stack:
-            replica = stack.enter_context(self._replica.borrowed()) if self.database.read_url else None
+            replica = self._borrow_replica(stack)
             yield Corpus(
                 name,
                 settings=self.settings,
@@ -94,6 +94,16 @@ class Hub:
                 database=self.database,
                 replica=replica,
             )
+
+    def _borrow_replica(self, stack: contextlib.ExitStack) -> PgStore | None:
+        """A pooled replica connection for the request, or ``None`` (no replica, or it cannot be reached now: the
+        corpus then tries once itself and reads the primary, saying why in ``read_from``)."""
+        if self.database.read_url is None:
+            return None
+        try:
+            return stack.enter_context(self._replica.borrowed())
+        except StoreError:
+            return None
 
     def _connect_replica(self) -> PgStore:
         replica = self.database.connect_replica()
@@ -151,6 +161,7 @@ class _Pool:
         self._what = what
         self._idle: queue.LifoQueue[PgStore] = queue.LifoQueue()
         self._opened = 0
+        self._closed = False
         self._lock = threading.Lock()
 
     @contextlib.contextmanager
@@ -167,14 +178,17 @@ class _Pool:
             self._give_back(store)
 
     def close(self) -> None:
-        """Close every idle connection."""
+        """Close every idle connection; those still borrowed are closed when given back."""
+        with self._lock:
+            self._closed = True
         while True:
             try:
-                self._idle.get_nowait().close()
+                store = self._idle.get_nowait()
             except queue.Empty:
                 break
-        with self._lock:
-            self._opened = 0
+            store.close()
+            with self._lock:
+                self._opened -= 1
 
     def _borrow(self) -> PgStore:
         try:
@@ -200,7 +214,9 @@ class _Pool:
             ) from None
 
     def _give_back(self, store: PgStore) -> None:
-        if not store.reusable:
+        with self._lock:
+            closed = self._closed
+        if closed or not store.reusable:
             store.close()
             with self._lock:
                 self._opened -= 1

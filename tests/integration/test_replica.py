@@ -4,6 +4,7 @@ from the replica once it has replayed the ingest, else from the primary, and say
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import psycopg
@@ -31,6 +32,17 @@ def servers() -> Iterator[ExternalServer]:
 
 @pytest.fixture(scope="module")
 def replicated(servers: ExternalServer, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings on the primary and its replica, once the primary is migrated and the replica has replayed it."""
+    assert servers.read_dsn is not None
+    PgStore(servers.dsn).close()
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            PgStore(servers.read_dsn, replica=True).close()
+            break
+        except StoreError:
+            assert time.monotonic() < deadline, "the replica never replayed the primary's migrations"
+            time.sleep(0.1)
     overrides = {
         "home": tmp_path_factory.mktemp("replica-home"),
         "database_url": servers.dsn,
@@ -80,6 +92,21 @@ def test_while_the_replica_is_behind_the_primary_answers_and_says_so(
             _replay(servers, paused=False)
         corpus.search("well-known landmark in the financial district", k=3)
         assert corpus.read_from == "replica", "caught up once replay resumes"
+
+
+def test_a_replica_that_drops_the_connection_is_read_again_after_one_answer_from_the_primary(
+    servers: ExternalServer, replicated: Settings, embedder: Embedder
+) -> None:
+    with Corpus("rep-d", settings=replicated, embedder=embedder) as corpus:
+        corpus.ingest([FIXTURES / "sample_contract.pdf"])
+        assert corpus.search("commercial office space", k=1) and corpus.read_from == "replica"
+        assert servers.read_dba_dsn is not None
+        with psycopg.connect(servers.read_dba_dsn, autocommit=True) as dba:
+            dba.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'nexus_owner'")
+        assert corpus.search("commercial office space", k=1), "the primary answers"
+        assert corpus.read_from.startswith("primary: the replica cannot be read"), corpus.read_from
+        assert corpus.search("commercial office space", k=1)
+        assert corpus.read_from == "replica", "a new connection to the replica"
 
 
 def test_a_server_process_routes_its_requests_alike(replicated: Settings, embedder: Embedder) -> None:

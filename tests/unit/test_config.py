@@ -166,6 +166,8 @@ RANKING_KNOBS = [
     ("twin_same_passage", "0.9", 0.9, 0.8),
     ("twin_stands_for", "1", 1.0, 0.5),
     ("ef_search", "400", 400, 200),
+    ("agree_margin", "0.1", 0.1, 0.05),
+    ("agree_coverage", "0.6", 0.6, 0.5),
 ]
 #: Knobs that are a share of something: more than 0, at most 1.
 SHARES = {"section_inside_share", "absent_share", "name_distinctive_share", "twin_same_passage", "twin_stands_for"}

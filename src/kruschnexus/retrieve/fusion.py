@@ -57,8 +57,9 @@ class Candidate:
 
 @dataclass(frozen=True, kw_only=True)
 class FusionSettings:
-    """Knobs of fusion, echoed in the explain trace (by name only: a knob added in the middle cannot shift the
-    others)."""
+    """Knobs of fusion and the steps around it, each a :class:`~kruschnexus.config.Settings` field of the same name
+    (``documents``: ``document_match``); the explain trace echoes ``rrf_k``, ``section_boost`` and ``floor``.
+    Given by name only: a knob added in the middle cannot shift the others."""
 
     rrf_k: int = RRF_K
     section_boost: float = MAX_SECTION_BOOST
@@ -73,8 +74,8 @@ class FusionSettings:
     named_top: int = default_of("named_top", int)
     #: A span both legs rank first is admitted this far below the floor when its lexical coverage reaches
     #: :attr:`agree_coverage` (the legs agree on it, and the question's words are mostly there).
-    agree_margin: float = 0.05
-    agree_coverage: float = 0.5
+    agree_margin: float = default_of("agree_margin", float)
+    agree_coverage: float = default_of("agree_coverage", float)
     #: Candidates each leg contributes before fusion.
     dense_depth: int = default_of("dense_depth", int)
     sparse_depth: int = default_of("sparse_depth", int)

@@ -47,6 +47,7 @@ class Database:
         self.url = url
         self.read_url = read_url
         self._written = 0
+        self._written_lock = threading.Lock()  # not the reconnect lock: a reconnect may take seconds
         self.pgdata = pgdata
         self._server: EmbeddedServer | None = None
         self._dsn: str | None = url
@@ -73,12 +74,12 @@ class Database:
     def note_write(self, primary: PgStore) -> None:
         """Remember that this process has written up to the primary's current log position."""
         position = primary.wal_position()
-        with self._lock:
+        with self._written_lock:
             self._written = max(self._written, position)
 
     def caught_up(self, replica: PgStore, wait: float) -> bool:
         """Whether ``replica`` has replayed every write noted here, waiting up to ``wait`` seconds for it."""
-        with self._lock:
+        with self._written_lock:
             written = self._written
         deadline = time.monotonic() + wait
         pause = 0.02

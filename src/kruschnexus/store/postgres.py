@@ -101,7 +101,6 @@ class PgStore:
 
     def __init__(self, dsn: str, reconnect: Callable[[], Connection] | None = None, replica: bool = False) -> None:
         self._reconnect = reconnect
-        self.replica = replica
         try:
             self.conn: Connection = self.open_connection(dsn, migrate_schema=not replica)
         except StoreError:
@@ -113,6 +112,9 @@ class PgStore:
         except psycopg.Error as exc:
             self.conn.close()
             raise StoreError(f"cannot read the database role: {exc}") from exc
+        except StoreError:
+            self.conn.close()
+            raise
 
     @staticmethod
     def open_connection(dsn: str, migrate_schema: bool = True) -> Connection:
@@ -234,7 +236,8 @@ class PgStore:
             limits.append(
                 RoleLimit(
                     f"the tables belong to {row.owner}, not {row.role}: a new version's migrations cannot run",
-                    f"connect as {row.owner} once after upgrading, or: REASSIGN OWNED BY {row.owner} TO {row.role};",
+                    f"connect as {row.owner} once after upgrading, or, as a superuser (or a member of both roles):"
+                    f" REASSIGN OWNED BY {_quoted(row.owner)} TO {_quoted(row.role)};",
                 )
             )
         return limits
@@ -246,6 +249,10 @@ class PgStore:
         assert row is not None
         if row.superuser or row.bypass_rls:
             return f"{row.role} on {row.database} bypasses row security: workspace transactions act as nexus_workspace"
+        if row.owner is not None and row.owner != row.role:
+            return (
+                f"{row.role} on {row.database} (no superuser, not the tables' owner {row.owner}): row security binds it"
+            )
         return f"{row.role} on {row.database} (no superuser): row security binds it as the tables' owner"
 
     @_read
@@ -636,6 +643,11 @@ def _check_replica(conn: Connection, dsn: str) -> None:
             f"the replica ({_redact(dsn)}) has schema version {version}, this version needs {latest}: connect to"
             " the primary once (it migrates), then wait for the replica to replay it"
         )
+
+
+def _quoted(name: str) -> str:
+    """A role name as SQL writes it (for advice shown to a DBA, never run here)."""
+    return sql.Identifier(name).as_string(None)
 
 
 def _json(value: Any) -> Jsonb | None:
