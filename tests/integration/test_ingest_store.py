@@ -27,9 +27,12 @@ def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Iterator[C
 
 
 def page_texts(corpus: Corpus) -> dict[tuple[str, int], str]:
-    rows = corpus.store.conn.execute(
-        "SELECT doc_id, page_number, text FROM pages WHERE workspace = %s", (corpus.workspace,)
-    ).fetchall()
+    # Scoped, as the store reads: against a server where the store's role is an ordinary one (make test-external),
+    # row security shows nothing outside a workspace's scope.
+    with corpus.store.scoped(corpus.workspace) as conn:
+        rows = conn.execute(
+            "SELECT doc_id, page_number, text FROM pages WHERE workspace = %s", (corpus.workspace,)
+        ).fetchall()
     return {(r["doc_id"], r["page_number"]): r["text"] for r in rows}
 
 
@@ -121,18 +124,20 @@ def test_verify_passes_then_catches_tampering(corpus: Corpus) -> None:
     corpus.ingest([FIXTURES / "sample_contract.pdf"])
     report = corpus.verify()
     assert report.ok and report.spans == corpus.counts()[2] and report.pages == 5
-    corpus.store.conn.execute(
-        "UPDATE spans SET char_end = char_end - 1, text = left(text, -1) WHERE workspace = %s AND page_number = 2"
-        " AND ordinal = 0",
-        (corpus.workspace,),
-    )
-    corpus.store.conn.execute(
-        "UPDATE spans SET boxes = '[[1,1,1,1]]' WHERE workspace = %s AND page_number = 3 AND ordinal = 0",
-        (corpus.workspace,),
-    )
-    corpus.store.conn.execute(
-        "UPDATE pages SET text = text || ' ' WHERE workspace = %s AND page_number = 4", (corpus.workspace,)
-    )
+    with corpus.store.scoped(corpus.workspace) as conn:
+        tampered = conn.execute(
+            "UPDATE spans SET char_end = char_end - 1, text = left(text, -1) WHERE workspace = %s AND page_number = 2"
+            " AND ordinal = 0",
+            (corpus.workspace,),
+        ).rowcount
+        tampered += conn.execute(
+            "UPDATE spans SET boxes = '[[1,1,1,1]]' WHERE workspace = %s AND page_number = 3 AND ordinal = 0",
+            (corpus.workspace,),
+        ).rowcount
+        tampered += conn.execute(
+            "UPDATE pages SET text = text || ' ' WHERE workspace = %s AND page_number = 4", (corpus.workspace,)
+        ).rowcount
+    assert tampered == 3
     bad = corpus.verify()
     whats = sorted((m.page_number, m.what.split(":")[-1].strip()) for m in bad.mismatches)
     assert [p for p, _ in whats] == [2, 3, 4]
@@ -189,5 +194,5 @@ def _encrypt(source: Path, target: Path) -> None:
 
 def test_database_constraints_hold(corpus: Corpus) -> None:
     corpus.ingest([FIXTURES / "ligatures.pdf"])
-    with pytest.raises(psycopg.errors.CheckViolation):
-        corpus.store.conn.execute("UPDATE spans SET char_end = char_start WHERE workspace = %s", (corpus.workspace,))
+    with pytest.raises(psycopg.errors.CheckViolation), corpus.store.scoped(corpus.workspace) as conn:
+        conn.execute("UPDATE spans SET char_end = char_start WHERE workspace = %s", (corpus.workspace,))
