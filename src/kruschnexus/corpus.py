@@ -25,6 +25,7 @@ from kruschnexus.revisions import OldHit, diff, resolve
 from kruschnexus.schema.v1 import DocumentDiff, DocumentInfo, ExplainTrace, Hit, PageText, Resolution
 from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import PageRow
 from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
 from kruschnexus.worker import ReaderPool
@@ -482,11 +483,14 @@ class Corpus:
         Raises:
             NotFoundError: no such document or page in this workspace.
         """
-        row = self.read_store.page(self.workspace, doc_id, page_number)
+        return page_from_row(self._page_row(self.read_store, doc_id, page_number))
+
+    def _page_row(self, store: PgStore, doc_id: str, page_number: int) -> PageRow:
+        row = store.page(self.workspace, doc_id, page_number)
         if row is None:
             self.document(doc_id)
             raise NotFoundError(f"document {doc_id!r} has no page {page_number}")
-        return page_from_row(row)
+        return row
 
     def unit(self, doc_id: str, locator: dict[str, Any]) -> PageText:
         """The stored unit of an unpaged document at ``locator`` (a hit's ``locator``); ``page_number`` in the
@@ -505,8 +509,9 @@ class Corpus:
 
     def page_spans(self, doc_id: str, page_number: int) -> list[Hit]:
         """Every stored span of one page as v1 hits (``score`` null), in reading order."""
-        self.page(doc_id, page_number)
-        return [hit_from_row(row) for row in self.read_store.page_spans(self.workspace, doc_id, page_number)]
+        store = self.read_store  # one choice of server for both reads
+        self._page_row(store, doc_id, page_number)
+        return [hit_from_row(row) for row in store.page_spans(self.workspace, doc_id, page_number)]
 
     def span(self, doc_id: str, page_number: int, char_start: int, char_end: int) -> Hit:
         """The stored span of a page at exactly these offsets, as a v1 hit (``score`` null).

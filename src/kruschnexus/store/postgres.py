@@ -484,18 +484,21 @@ class PgStore:
     def run_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[LegRow]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a beam of ``ef_search`` and iterative
         scans, so filters keep recall)."""
-        with self.scoped(str(params["workspace"])) as conn:
-            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        with self._leg_scope(params, ef_search) as conn:
             return _all(conn, LegRow, query, params)
 
     def explain_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[str]:
         """The planner's plan of one retrieval leg under the settings :meth:`run_leg` uses, line by line."""
+        with self._leg_scope(params, ef_search) as conn, conn.cursor(row_factory=tuple_row) as cur:
+            return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
+
+    @contextlib.contextmanager
+    def _leg_scope(self, params: Mapping[str, Any], ef_search: int) -> Iterator[Connection]:
+        """A leg's transaction: its workspace's scope, HNSW with a beam of ``ef_search``, iterative scans."""
         with self.scoped(str(params["workspace"])) as conn:
             conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            with conn.cursor(row_factory=tuple_row) as cur:
-                return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
+            yield conn
 
     def drop_vector_index(self, dim: int) -> None:
         """Drop the HNSW index of one dimension (before a bulk load; :meth:`build_vector_index` makes it again)."""
