@@ -6,6 +6,7 @@ import hashlib
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -64,6 +65,29 @@ class _DeletedMeanwhile(Exception):
     """The document being read again was deleted meanwhile (the transaction is rolled back: it is not brought back)."""
 
 
+#: The stages of a file's ingest that ``FileResult.stages`` times: ``read`` (the reader's extraction, OCR and
+#: chunking, as waited for), ``embed`` (the model, for the texts no stored span already has a vector for) and
+#: ``store`` (writing pages, blocks and spans to the database).
+STAGES = ("read", "embed", "store")
+
+
+class _Clock:
+    """Adds the seconds of each timed stretch to ``stages[stage]``."""
+
+    def __init__(self, stages: dict[str, float]) -> None:
+        self.stages = stages
+        for stage in STAGES:
+            stages.setdefault(stage, 0.0)
+
+    @contextmanager
+    def timing(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stages[stage] += time.perf_counter() - started
+
+
 @dataclass
 class _Batch:
     """Rows waiting to be written: pages and blocks first, then the spans cut from them."""
@@ -102,6 +126,8 @@ class FileResult:
     meta: dict[str, Any] = field(default_factory=dict)
     #: Spans whose vector was taken from a stored span with the same embedding text (see :func:`embed_key`).
     reused: int = 0
+    #: Seconds per stage (see :data:`STAGES`): where ``seconds`` went.
+    stages: dict[str, float] = field(default_factory=dict)
     #: The document's name in the workspace, and which version of it these bytes are (set once stored or found).
     name: str = ""
     version: int | None = None
@@ -273,6 +299,7 @@ class Ingester:
         except Exception as exc:  # noqa: BLE001 - a reader bug on hostile input fails this file, not the batch
             result = FileResult(str(path), "failed", f"unexpected reader error: {type(exc).__name__}: {exc}")
         result.seconds = round(time.monotonic() - started, 3)
+        result.stages = {stage: round(seconds, 3) for stage, seconds in result.stages.items()}
         return result
 
     def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None, name: str) -> FileResult:
@@ -418,7 +445,14 @@ class Ingester:
         tick: Callable[[], None] | None,
     ) -> None:
         batch = _Batch()
-        for page, chunks in pages:
+        clock = _Clock(result.stages)
+        source = iter(pages)
+        while True:
+            with clock.timing("read"):
+                item = next(source, None)
+            if item is None:
+                break
+            page, chunks = item
             if self._title is None:
                 self._title = title_of(page.text)[:EMBED_TITLE_CHARS] if self.settings.embed_title else ""
             batch.pages.append(self._page_record(doc_id, page))
@@ -431,33 +465,37 @@ class Ingester:
                     result.ocr_no_text.append(page.number)
             batch.spans.extend((chunk, ordinal) for ordinal, chunk in enumerate(chunks))
             if len(batch.spans) >= SPAN_BATCH or len(batch.pages) >= PAGE_BATCH:
-                result.spans += self._flush(writer, doc_id, batch)
+                result.spans += self._flush(writer, doc_id, batch, clock)
                 batch = _Batch()
             if tick is not None:
                 tick()
-        result.spans += self._flush(writer, doc_id, batch)
+        result.spans += self._flush(writer, doc_id, batch, clock)
 
-    def _flush(self, writer: DocumentWriter, doc_id: str, batch: _Batch) -> int:
-        writer.pages(batch.pages)
-        writer.blocks(batch.blocks)
+    def _flush(self, writer: DocumentWriter, doc_id: str, batch: _Batch, clock: _Clock) -> int:
+        with clock.timing("store"):
+            writer.pages(batch.pages)
+            writer.blocks(batch.blocks)
         if not batch.spans:
             return 0
         texts = [embedding_text(chunk, self._title or "") for chunk, _ in batch.spans]
         keys = [embed_key(self.embedder.model_id, text) for text in texts]
-        vectors = self._vectors(writer, texts, keys)
+        vectors = self._vectors(writer, texts, keys, clock)
         spans = [
             self._span_record(doc_id, chunk, ordinal, vector, key)
             for (chunk, ordinal), vector, key in zip(batch.spans, vectors, keys, strict=True)
         ]
-        writer.spans(spans)
+        with clock.timing("store"):
+            writer.spans(spans)
         return len(spans)
 
-    def _vectors(self, writer: DocumentWriter, texts: list[str], keys: list[str]) -> list[Any]:
+    def _vectors(self, writer: DocumentWriter, texts: list[str], keys: list[str], clock: _Clock) -> list[Any]:
         """A vector for each text: a stored span's with the same key, or the model's (for those alone)."""
         known = {key: self._kept[key] for key in keys if key in self._kept}
-        known.update(writer.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
+        with clock.timing("store"):
+            known.update(writer.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
         missing = [i for i, key in enumerate(keys) if key not in known]
-        fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
+        with clock.timing("embed"):
+            fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
         self._reused += len(texts) - len(missing)
         return [known[key] if key in known else next(fresh) for key in keys]
 

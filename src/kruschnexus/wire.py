@@ -111,6 +111,7 @@ class IngestOutcome(Protocol):
     ocr_no_text: list[int]
     seconds: float
     meta: dict[str, Any]
+    stages: dict[str, float]
 
 
 def ingest_report(workspace: str, results: Sequence[IngestOutcome], uploads: bool = False) -> IngestReport:
@@ -136,6 +137,7 @@ def ingest_report(workspace: str, results: Sequence[IngestOutcome], uploads: boo
                 ocr_no_text=r.ocr_no_text,
                 seconds=round(r.seconds, 3),
                 meta=r.meta,
+                stages=r.stages,
             )
         )
     return IngestReport(workspace=workspace, files=files)

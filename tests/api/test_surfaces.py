@@ -130,10 +130,11 @@ def test_one_ingest_report_everywhere(client: TestClient, hub: Hub, settings: Se
     assert reports["rest"]["files"][0]["path"] == source.name, "an upload shows no server path"
 
     def comparable(report: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in report["files"][0].items() if k not in ("path", "seconds")}
+        return {k: v for k, v in report["files"][0].items() if k not in ("path", "seconds", "stages")}
 
     assert comparable(from_cli) == comparable(from_rest) == comparable(from_mcp)
     assert set(from_cli["files"][0]) == set(from_rest["files"][0]) == set(from_mcp["files"][0])
+    assert all(set(r["files"][0]["stages"]) == {"read", "embed", "store"} for r in reports.values())
 
 
 async def revisions_via_mcp(

@@ -14,6 +14,7 @@ from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.fake import HashEmbedder
 from kruschnexus.errors import EmbedError
+from kruschnexus.ingest import STAGES
 from kruschnexus.schema.v1 import json_schema_text
 from tests.conftest import FIXTURES
 
@@ -40,6 +41,9 @@ def test_ingest_export_invariants(corpus: Corpus) -> None:
     results = corpus.ingest([FIXTURES / "sample_contract.pdf", FIXTURES / "ligatures.pdf"], doc_type="authority")
     assert [r.status for r in results] == ["ingested", "ingested"]
     assert results[0].pages == 5 and results[0].spans > 10
+    for result in results:  # where each file's seconds went: every stage ran, and together they fit in the total
+        assert list(result.stages) == list(STAGES) and all(result.stages[s] > 0 for s in STAGES), result.stages
+        assert sum(result.stages.values()) <= result.seconds + 0.01
     texts = page_texts(corpus)
     hits = list(corpus.export())
     assert len(hits) == sum(r.spans for r in results)

@@ -16,7 +16,7 @@ from rich.table import Table
 from kruschnexus.doctor import DoctorReport
 from kruschnexus.eval.metrics import Tally
 from kruschnexus.eval.runner import METRICS, EvalReport
-from kruschnexus.ingest import FileResult
+from kruschnexus.ingest import STAGES, FileResult
 from kruschnexus.schema.v1 import DocumentDiff, ExplainTrace, Hit, Resolution
 from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
@@ -89,6 +89,9 @@ def ingest_results(results: Sequence[FileResult], workspace: str, title: str = "
     out.print(table)
     counts = {s: sum(1 for r in results if r.status == s) for s in colors}
     out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no files")
+    stages = {stage: sum(r.stages.get(stage, 0.0) for r in results) for stage in STAGES}
+    if any(stages.values()):
+        out.print("time: " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in stages.items()))
     reused = sum(r.reused for r in results)
     if reused:
         out.print(f"{reused} of {sum(r.spans for r in results)} span vectors kept from stored spans of the same text")

@@ -49,7 +49,12 @@ class MiniLmEmbedder(Embedder):
     #: corpus suite (docs/retrieval.md), replaces it.
     floor = DEFAULT_FLOOR
 
-    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+    #: One text per call, by measurement (bench/README.md, "Batch shape"): on 2 cores the int8 kernels embed the
+    #: corpus' spans twice as fast one at a time as 32 at a time, and a batch of 32 long spans needs 800 MiB more.
+    #: Batching bought nothing even for short texts; vectors do not depend on the batch (cosine 1.0).
+    DEFAULT_BATCH = 1
+
+    def __init__(self, threads: int = 2, batch_size: int = DEFAULT_BATCH) -> None:
         # onnxruntime's telemetry would keep a device id and an event database under ~/.cache/Microsoft and try
         # to upload it; nothing leaves this machine and nothing is written outside NEXUS_HOME (a user may still
         # set ORT_DISABLE_TELEMETRY=0 to allow it).

@@ -12,12 +12,16 @@ from kruschnexus.errors import ConfigError
 def _local(settings: Settings, _arg: str) -> Embedder:
     from kruschnexus.embed.local import MiniLmEmbedder
 
+    if settings.embed_batch is None:
+        return MiniLmEmbedder(threads=settings.threads)
     return MiniLmEmbedder(threads=settings.threads, batch_size=settings.embed_batch)
 
 
 def _ollama(settings: Settings, arg: str) -> Embedder:
     from kruschnexus.embed.ollama import OllamaEmbedder
 
+    if settings.embed_batch is None:
+        return OllamaEmbedder(arg, settings.ollama_url)
     return OllamaEmbedder(arg, settings.ollama_url, batch_size=settings.embed_batch)
 
 

@@ -190,6 +190,11 @@ class IngestedFile(BaseModel):
     ocr_no_text: list[int] = Field(description="OCR'd pages on which nothing read as text")
     seconds: float
     meta: dict[str, Any] = Field(description="what the reader detected (encoding, CSV dialect, OCR engine)")
+    stages: dict[str, float] = Field(
+        default_factory=dict,
+        description="seconds per stage: read (extraction, OCR, chunking), embed (the model), store (database writes);"
+        " empty when the file was not read",
+    )
 
 
 class IngestReport(BaseModel):
