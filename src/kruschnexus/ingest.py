@@ -6,7 +6,7 @@ import hashlib
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -65,10 +65,11 @@ class _DeletedMeanwhile(Exception):
     """The document being read again was deleted meanwhile (the transaction is rolled back: it is not brought back)."""
 
 
-#: The stages of a file's ingest that ``FileResult.stages`` times: ``read`` (the reader's extraction, OCR and
-#: chunking, as waited for), ``embed`` (the model, for the texts no stored span already has a vector for) and
-#: ``store`` (writing pages, blocks and spans to the database).
-STAGES = ("read", "embed", "store")
+#: The stages of a file's ingest that ``FileResult.stages`` times: ``read`` (starting the reader, its extraction,
+#: OCR and chunking, as waited for), ``embed`` (the model, for the texts no stored span already has a vector for),
+#: ``store`` (writing pages, blocks and spans to the database) and ``other``, the rest of the file's seconds
+#: (hashing and keeping the original, committing, stopping the reader).
+STAGES = ("read", "embed", "store", "other")
 
 
 class _Clock:
@@ -76,7 +77,7 @@ class _Clock:
 
     def __init__(self, stages: dict[str, float]) -> None:
         self.stages = stages
-        for stage in STAGES:
+        for stage in STAGES[:-1]:
             stages.setdefault(stage, 0.0)
 
     @contextmanager
@@ -299,7 +300,9 @@ class Ingester:
         except Exception as exc:  # noqa: BLE001 - a reader bug on hostile input fails this file, not the batch
             result = FileResult(str(path), "failed", f"unexpected reader error: {type(exc).__name__}: {exc}")
         result.seconds = round(time.monotonic() - started, 3)
-        result.stages = {stage: round(seconds, 3) for stage, seconds in result.stages.items()}
+        if result.stages:  # the rest: hashing and keeping the original, committing, stopping the reader
+            result.stages["other"] = max(0.0, result.seconds - sum(result.stages.values()))
+            result.stages = {stage: round(seconds, 3) for stage, seconds in result.stages.items()}
         return result
 
     def _ingest(self, path: Path, doc_type: str | None, progress: Progress | None, name: str) -> FileResult:
@@ -380,13 +383,24 @@ class Ingester:
         replace = identity.version is not None
         self._title = None
         self._reused = 0
-        with self.reader.open(copy, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars) as source:
+        clock = _Clock({})
+        with ExitStack() as opened:
+            with clock.timing("read"):  # starting the reader and opening the file
+                source = opened.enter_context(
+                    self.reader.open(copy, options=self.read_options, chunk_max_chars=self.settings.chunk_max_chars)
+                )
             if source.paged and source.page_count > self.settings.max_pages:
                 raise ParseError(path, f"{source.page_count} pages is over the limit of {self.settings.max_pages}")
             if progress is not None:
                 progress.file_started(path, source.page_count)
             result = FileResult(
-                str(path), "ingested", doc_id=digest, pages=source.page_count, kind=source.kind, meta=source.meta
+                str(path),
+                "ingested",
+                doc_id=digest,
+                pages=source.page_count,
+                kind=source.kind,
+                meta=source.meta,
+                stages=clock.stages,
             )
             with self.store.document_transaction(self.workspace) as writer:
                 if replace and not writer.remove(self.workspace, digest):
@@ -420,7 +434,7 @@ class Ingester:
                 tick = (lambda: progress.page_done(path)) if progress is not None else None
                 if source.kind in ("csv", "tsv") and self.settings.embed_title:
                     self._title = file_words(path.name)[:EMBED_TITLE_CHARS]  # a row's first line names no document
-                self._write_pages(writer, digest, source.chunked_pages(), result, tick)
+                self._write_pages(writer, digest, source.chunked_pages(), result, clock, tick)
                 for doc_id in (digest, *superseded):  # the lexical index holds the latest versions only
                     writer.announce(self.workspace, doc_id, "upsert")
                 blobs.adopt(self.settings.blob_dir, copy, digest)  # only once the file has been read whole
@@ -442,10 +456,10 @@ class Ingester:
         doc_id: str,
         pages: Iterable[tuple[Page, list[Chunk]]],
         result: FileResult,
+        clock: _Clock,
         tick: Callable[[], None] | None,
     ) -> None:
         batch = _Batch()
-        clock = _Clock(result.stages)
         source = iter(pages)
         while True:
             with clock.timing("read"):

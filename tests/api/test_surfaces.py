@@ -134,7 +134,7 @@ def test_one_ingest_report_everywhere(client: TestClient, hub: Hub, settings: Se
 
     assert comparable(from_cli) == comparable(from_rest) == comparable(from_mcp)
     assert set(from_cli["files"][0]) == set(from_rest["files"][0]) == set(from_mcp["files"][0])
-    assert all(set(r["files"][0]["stages"]) == {"read", "embed", "store"} for r in reports.values())
+    assert all(set(r["files"][0]["stages"]) == {"read", "embed", "store", "other"} for r in reports.values())
 
 
 async def revisions_via_mcp(

@@ -42,8 +42,8 @@ def test_ingest_export_invariants(corpus: Corpus) -> None:
     assert [r.status for r in results] == ["ingested", "ingested"]
     assert results[0].pages == 5 and results[0].spans > 10
     for result in results:  # where each file's seconds went: every stage ran, and together they fit in the total
-        assert list(result.stages) == list(STAGES) and all(result.stages[s] > 0 for s in STAGES), result.stages
-        assert sum(result.stages.values()) <= result.seconds + 0.01
+        assert list(result.stages) == list(STAGES) and all(result.stages[s] > 0 for s in STAGES[:-1]), result.stages
+        assert sum(result.stages.values()) == pytest.approx(result.seconds, abs=0.01)
     texts = page_texts(corpus)
     hits = list(corpus.export())
     assert len(hits) == sum(r.spans for r in results)

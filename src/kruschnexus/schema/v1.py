@@ -192,8 +192,8 @@ class IngestedFile(BaseModel):
     meta: dict[str, Any] = Field(description="what the reader detected (encoding, CSV dialect, OCR engine)")
     stages: dict[str, float] = Field(
         default_factory=dict,
-        description="seconds per stage: read (extraction, OCR, chunking), embed (the model), store (database writes);"
-        " empty when the file was not read",
+        description="seconds per stage: read (extraction, OCR, chunking), embed (the model), store (database writes),"
+        " other (hashing and keeping the original, committing); empty when the file was not read",
     )
 
 
