@@ -21,6 +21,7 @@ FULL = q.SpanFilter(
     sections=("8.22",),
     section_likes=("8.22.%", "8.22(%"),
     phrase_likes=("%office space%",),
+    phrases=("office space",),
     excluded_likes=("%retail%",),
     excluded_terms=("hazardous",),
     doc_ids=("d1",),
@@ -39,7 +40,7 @@ def test_dense_leg_is_pinned() -> None:
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
         "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_likes",
-        "section_patterns", "phrase_likes", "excluded_likes", "excluded_terms", "doc_ids",
+        "section_patterns", "phrase_likes", "phrase_0", "excluded_likes", "excluded_terms", "doc_ids",
     }  # fmt: skip
 
 
@@ -57,6 +58,7 @@ def _filled(value: str) -> q.SpanFilter:
         sections=(value,),
         section_likes=(value,),
         phrase_likes=(value,),
+        phrases=(value,),
         excluded_likes=(value,),
         excluded_terms=(value,),
         doc_ids=(value,),
@@ -73,7 +75,7 @@ def test_values_never_enter_the_sql_text(value: str) -> None:
 
 def test_operators_become_filters() -> None:
     f = span_filter(parse_query('"Office  Space" -retail doc:lease_*.pdf page:3 doc_type:x Section 8.22 rent'), "w")
-    assert f.phrase_likes == ("%office space%",)
+    assert f.phrase_likes == ("%office space%",) and f.phrases == ("Office Space",)
     assert f.excluded_terms == ("retail",)
     assert f.source_likes == ("lease\\_%.pdf",)
     assert f.page_ranges == ((3, 3),) and f.doc_types == ("x",)
@@ -98,3 +100,13 @@ def test_an_item_restricts_only_with_a_document_and_never_widens_a_section() -> 
     assert not items_only(parse_query("doc:AD-2021-*.pdf paragraph (g)"), named=False)
     assert items_with_numbers(parse_query("Section 5.1 paragraph (a)")).sections == ("5.1",)
     assert items_with_numbers(bare).sections == ("(g)", "(G)")
+
+
+def test_phrases_of_words_are_looked_up_in_the_full_text_index() -> None:
+    """A phrase of words also restricts by its full-text phrase (the index answers it); one with numbers or marks
+    keeps its pattern alone, since the index holds ``8.22.030`` as one word."""
+    f = span_filter(parse_query('"events of default" "8.22" "landlord\'s non-compete" rent'), "w")
+    assert f.phrases == ("events of default", "landlord's non-compete")
+    assert len(f.phrase_likes) == 3
+    _, params = q.dense_leg(f, 384)
+    assert (params["phrase_0"], params["phrase_1"]) == f.phrases and "phrase_2" not in params

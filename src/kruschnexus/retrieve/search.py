@@ -68,6 +68,12 @@ def glob_to_like(glob: str) -> str:
     return "".join("%" if c == "*" else "_" if c == "?" else like_escape(c) for c in glob)
 
 
+#: A phrase of words alone (letters, joined by spaces, hyphens or apostrophes), which the full-text index splits as
+#: the text around it: its full-text phrase holds wherever its pattern does. Numbers and marks are left to the
+#: pattern (the index keeps ``8.22.030`` as one word, which a quoted ``8.22`` would not find).
+_WORDS_ONLY = re.compile(r"[^\W\d_]+(?:[\s'’-]+[^\W\d_]+)*")
+
+
 def span_filter(
     query: Query, workspace: str, doc_ids: tuple[str, ...] = (), names: tuple[str, ...] = ()
 ) -> q.SpanFilter:
@@ -82,6 +88,7 @@ def span_filter(
         section_likes=section_likes(query.sections),
         section_patterns=marker_patterns(query.sections),
         phrase_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.phrases),
+        phrases=tuple(p for p in query.phrases if _WORDS_ONLY.fullmatch(p)),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
         doc_ids=doc_ids,
@@ -121,7 +128,7 @@ def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...], settings: F
         context_boost=settings.context_boost,
         ids_boost=settings.ids_boost,
         text=text,
-        phrases=query.phrases,
+        phrases=tuple(p for p in query.phrases if _WORDS_ONLY.fullmatch(p)),
         excluded_terms=query.excluded_terms,
         excluded_phrases=query.excluded_phrases,
         doc_ids=doc_ids,

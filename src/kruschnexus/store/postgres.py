@@ -498,6 +498,9 @@ class PgStore:
         with self.scoped(str(params["workspace"])) as conn:
             conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # Each run is planned for its own values: a phrase's full-text query folds to a constant the
+            # full-text index can answer, and the filters' selectivity is judged on what they really are.
+            conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
             yield conn
 
     def drop_vector_index(self, dim: int) -> None:

@@ -249,6 +249,10 @@ class SpanFilter:
             or has one as an ancestor, or a line of its text opens with one (case-insensitive regular expressions
             in ``section_patterns``, loose: fusion keeps only spans whose line markers name the section).
         phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
+        phrases: phrases of words among them, as the user wrote them: each must also match as a full-text phrase
+            (``phraseto_tsquery``), which the full-text index answers, so that the phrase is looked up instead of
+            tried on every span (a phrase without a word the index keeps, ``"the"``, restricts by its pattern
+            alone).
         mention_patterns: case-insensitive regular expressions one of which the text must match (a section the
             question names, mentioned in a passage of a document that lacks it).
         excluded_likes: patterns none of which may match.
@@ -269,6 +273,7 @@ class SpanFilter:
     section_likes: tuple[str, ...] = ()
     section_patterns: tuple[str, ...] = ()
     phrase_likes: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
     mention_patterns: tuple[str, ...] = ()
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
@@ -342,6 +347,12 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         params["sections"] = list(f.sections)
         params["section_likes"] = list(f.section_likes)
         params["section_patterns"] = list(f.section_patterns)
+    for i, phrase in enumerate(f.phrases):
+        # Immutable in its parameter: folded to a constant when planned (run_leg plans each run for its values),
+        # so the planner sees `s.tsv @@ <phrase>` and reads the full-text index.
+        words = sql.SQL("phraseto_tsquery('english', {})").format(sql.Placeholder(f"phrase_{i}"))
+        clauses.append(sql.SQL("(numnode({words}) = 0 OR s.tsv @@ {words})").format(words=words))
+        params[f"phrase_{i}"] = phrase
     if f.phrase_likes:
         clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
         params["phrase_likes"] = list(f.phrase_likes)
