@@ -118,27 +118,31 @@ QUERIES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Prepared:
-    """One query's two legs, ready to run bare (SQL and bound parameters, vector precomputed)."""
+    """One query's two legs, ready to run bare (vector precomputed): ``dense`` runs the dense leg as the search does
+    (nearest-first, then every span that passes when too few of the nearest do) and returns the statement that
+    gave its rows."""
 
     query: str
     search_text: str
-    dense: tuple[Any, dict[str, Any]]
+    dense: Callable[[], tuple[Any, dict[str, Any]]]
     sparse: Callable[[], object]
 
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import keyed_rows, lexical_query, span_filter
-    from kruschnexus.store import queries as q
+    from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, span_filter
 
     parsed = parse_query(raw)
     span_f = span_filter(parsed, corpus.workspace)
     vector = corpus.embedder.embed([parsed.search_text])[0]
     fusion = corpus.fusion_settings()
-    base = {"text": parsed.search_text, "limit": fusion.dense_depth, "vector": vector}
-    dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
-    dense = (dense_sql, {**dense_params, **base})
+    store, dim = corpus.store, corpus.embedder.dim
+
+    def dense() -> tuple[Any, dict[str, Any]]:
+        """The dense leg as the search runs it; the statement that gave its rows."""
+        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion)[1]
+
     index = corpus.lexicon.index(corpus.workspace)
     lexical = lexical_query(parsed, parsed.search_text, (), fusion)
 
@@ -152,7 +156,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
     """True when the planner serves the dense leg from the HNSW index (EXPLAIN under the leg's settings)."""
-    statement, params = prepared.dense
+    statement, params = prepared.dense()
     return any(f"spans_hnsw_d{dim}" in line for line in store.explain_leg(statement, params))
 
 
@@ -172,7 +176,7 @@ def time_once(corpus: Corpus, p: Prepared, full_first: bool) -> tuple[dict[str, 
     The full search and the bare legs run the same statements back to back, so whichever runs second finds
     the pages the first one read in the buffer cache; ``full_first`` alternates between repeats.
     """
-    store, embedder = corpus.store, corpus.embedder
+    embedder = corpus.embedder
     t: dict[str, float] = {}
     hits = 0
     for step in ("full", "bare") if full_first else ("bare", "full"):
@@ -181,7 +185,7 @@ def time_once(corpus: Corpus, p: Prepared, full_first: bool) -> tuple[dict[str, 
             hits = len(corpus.search(p.query, k=K))
             t["full"] = time.perf_counter() - started
         else:
-            store.run_leg(*p.dense)
+            p.dense()
             middle = time.perf_counter()
             p.sparse()
             t["dense"], t["sparse"] = middle - started, time.perf_counter() - middle

@@ -139,6 +139,9 @@ class Settings:
             distinct words (0-1). Env ``NEXUS_TWIN_STANDS_FOR``.
         ef_search: the HNSW beam of the dense leg (pgvector's ``hnsw.ef_search``, at most 1000): wider finds more
             of the exact nearest spans, slower. Env ``NEXUS_EF_SEARCH``.
+        dense_scan: under a filter that may pass many spans (``doc:``, ``doc_type:``, ``page:``, an excluded word),
+            the dense leg first reads this many spans nearest the question and filters them; when fewer than
+            ``dense_depth`` pass, it ranks every span that passes instead. Env ``NEXUS_DENSE_SCAN``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -196,6 +199,7 @@ class Settings:
     name_front_weight: float = 0.3
     local_idf: float = 1.5
     ef_search: int = EF_SEARCH
+    dense_scan: int = 400
     local_idf_min_weight: float = 0.01
     local_idf_max_documents: int = 3
     twin_same_passage: float = 0.8

@@ -299,6 +299,7 @@ class Corpus:
             documents=s.document_match,
             local_idf=s.local_idf,
             ef_search=s.ef_search,
+            dense_scan=s.dense_scan,
             absent_misspelt_chars=s.absent_misspelt_chars,
             absent_share=s.absent_share,
             absent_document_min=s.absent_document_min,

@@ -20,6 +20,7 @@ FULL = q.SpanFilter(
     source_likes=("%.pdf",),
     sections=("8.22",),
     section_likes=("8.22.%", "8.22(%"),
+    section_patterns=("(^|\n)[ \t]*8\\.22([^0-9a-z]|$)",),
     phrase_likes=("%office space%",),
     phrases=("office space",),
     excluded_likes=("%retail%",),
@@ -39,8 +40,9 @@ def test_dense_leg_is_pinned() -> None:
     sql, params = q.dense_leg(FULL, 384)
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
-        "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_likes",
-        "section_patterns", "phrase_likes", "phrase_0", "excluded_likes", "excluded_terms", "doc_ids",
+        "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_like_0",
+        "section_like_1", "section_pattern_0", "phrase_likes", "phrase_0", "excluded_likes", "excluded_terms",
+        "doc_ids",
     }  # fmt: skip
 
 
@@ -56,7 +58,8 @@ def _filled(value: str) -> q.SpanFilter:
         page_ranges=((1, 2),),
         source_likes=(value,),
         sections=(value,),
-        section_likes=(value,),
+        section_likes=(value, value),
+        section_patterns=(value,),
         phrase_likes=(value,),
         phrases=(value,),
         excluded_likes=(value,),

@@ -85,6 +85,8 @@ class FusionSettings:
     local_idf: float = default_of("local_idf", float)
     #: The HNSW beam of the dense leg.
     ef_search: int = default_of("ef_search", int)
+    #: Spans the dense leg reads nearest-first under a filter that may pass many (see ``Settings.dense_scan``).
+    dense_scan: int = default_of("dense_scan", int)
     #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
     #: only a passage this much closer in meaning may stand for what the workspace never mentions.
     absent_margin: float = default_of("absent_margin", float)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from psycopg import sql
+
 from kruschnexus.chunk.grammar import find_refs
 from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.embed.base import Embedder, Vectors
@@ -344,10 +346,7 @@ class _Legs:
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         if "dense" in s.legs:
-            dense_sql, params = q.dense_leg(span_f, self.embedder.dim)
-            dense_rows = self.store.run_leg(
-                dense_sql, {**params, "text": self.text, "limit": s.dense_depth, "vector": self.vector}, s.ef_search
-            )
+            dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
@@ -358,6 +357,25 @@ class _Legs:
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         return _candidates(dense_rows, sparse_rows, scores)
+
+
+def dense_leg_rows(
+    store: PgStore, span_f: q.SpanFilter, dim: int, text: str, vector: Vectors, settings: FusionSettings
+) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
+    """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
+    may pass many spans and enough of the nearest pass, else every span that passes, ranked (see
+    :func:`~kruschnexus.store.queries.nearest_first_leg`)."""
+    s = settings
+    common = {"text": text, "limit": s.dense_depth, "vector": vector}
+    if q.reads_nearest_first(span_f):
+        statement, params = q.nearest_first_leg(span_f, dim)
+        bound = {**params, **common, "scan": max(s.dense_scan, s.dense_depth)}
+        rows = store.run_leg(statement, bound, s.ef_search)
+        if len(rows) >= s.dense_depth:
+            return rows, (statement, bound)
+    statement, params = q.dense_leg(span_f, dim)
+    bound = {**params, **common}
+    return store.run_leg(statement, bound, s.ef_search), (statement, bound)
 
 
 def _absent(

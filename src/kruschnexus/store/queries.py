@@ -338,21 +338,8 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         clauses.append(sql.SQL("(d.source ILIKE ANY(%(source_likes)s) OR d.name ILIKE ANY(%(source_likes)s))"))
         params["source_likes"] = list(f.source_likes)
     if f.sections:
-        clauses.append(
-            sql.SQL(
-                "(s.section = ANY(%(sections)s) OR s.section LIKE ANY(%(section_likes)s)"
-                " OR s.section_path && %(sections)s::text[] OR s.text ~* ANY(%(section_patterns)s))"
-            )
-        )
-        params["sections"] = list(f.sections)
-        params["section_likes"] = list(f.section_likes)
-        params["section_patterns"] = list(f.section_patterns)
-    for i, phrase in enumerate(f.phrases):
-        # Immutable in its parameter: folded to a constant when planned (run_leg plans each run for its values),
-        # so the planner sees `s.tsv @@ <phrase>` and reads the full-text index.
-        words = sql.SQL("phraseto_tsquery('english', {})").format(sql.Placeholder(f"phrase_{i}"))
-        clauses.append(sql.SQL("(numnode({words}) = 0 OR s.tsv @@ {words})").format(words=words))
-        params[f"phrase_{i}"] = phrase
+        clauses.append(_section_clause(f, params))
+    clauses.extend(_phrase_clauses(f, params))
     if f.phrase_likes:
         clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
         params["phrase_likes"] = list(f.phrase_likes)
@@ -372,6 +359,38 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         )
         params["excluded_terms"] = list(f.excluded_terms)
     return sql.SQL(" AND ").join(clauses), params
+
+
+def _section_clause(f: SpanFilter, params: dict[str, Any]) -> sql.Composed:
+    """The span is in one of ``f.sections``, below one, has one as an ancestor, or a line of its text opens with one.
+
+    One arm per pattern, each answered by an index (0008_section_lookup: the section, its pattern, its ancestors, the
+    text's trigrams), so the planner reads the spans of a section instead of every span.
+    """
+    arms: list[sql.Composable] = [
+        sql.SQL("s.section = ANY(%(sections)s)"),
+        sql.SQL("s.section_path && %(sections)s::text[]"),
+    ]
+    for i, like in enumerate(f.section_likes):
+        arms.append(sql.SQL("s.section LIKE {}").format(sql.Placeholder(f"section_like_{i}")))
+        params[f"section_like_{i}"] = like
+    for i, pattern in enumerate(f.section_patterns):
+        arms.append(sql.SQL("s.text ~* {}").format(sql.Placeholder(f"section_pattern_{i}")))
+        params[f"section_pattern_{i}"] = pattern
+    params["sections"] = list(f.sections)
+    return sql.SQL("({})").format(sql.SQL(" OR ").join(arms))
+
+
+def _phrase_clauses(f: SpanFilter, params: dict[str, Any]) -> list[sql.Composed]:
+    """Each phrase of words holds as a full-text phrase. Immutable in its parameter, the query folds to a constant
+    when planned (``run_leg`` plans each run for its values), so the planner sees ``s.tsv @@ <phrase>`` and reads
+    the full-text index."""
+    clauses = []
+    for i, phrase in enumerate(f.phrases):
+        words = sql.SQL("phraseto_tsquery('english', {})").format(sql.Placeholder(f"phrase_{i}"))
+        clauses.append(sql.SQL("(numnode({words}) = 0 OR s.tsv @@ {words})").format(words=words))
+        params[f"phrase_{i}"] = phrase
+    return clauses
 
 
 _HIT_COLUMNS = sql.SQL(_HIT_COLUMN_LIST)
@@ -399,6 +418,41 @@ def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
         dim=sql.Literal(int(dim)),
     )
     return query, params
+
+
+def nearest_first_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
+    """The dense leg read nearest-first: the ``%(scan)s`` spans nearest the question (the plan of a question
+    without filters: the HNSW index, at scale), then the top ``%(limit)s`` of them that pass ``f``.
+
+    When at least ``limit`` pass, they are the leg's answer: no span that passes is nearer than the farthest one
+    read. When fewer pass, the filter is selective and :func:`dense_leg` ranks every span that passes. This spares
+    a filter that passes many spans the planner's choice of ranking all of them exactly, which it makes when it
+    misjudges how many pass (a ``doc:`` pattern, an excluded phrase).
+    """
+    where, params = span_filter_sql(f)
+    typed = sql.SQL("s.embedding::vector({dim})").format(dim=sql.Literal(int(dim)))
+    probe = sql.SQL("%(vector)s::vector({dim})").format(dim=sql.Literal(int(dim)))
+    query = sql.SQL(
+        "SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match"
+        " FROM (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {typed} <=> {probe} AS distance"
+        " FROM spans s WHERE s.workspace = %(workspace)s AND s.dim = {dim} ORDER BY {typed} <=> {probe}"
+        " LIMIT %(scan)s) n"
+        " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
+        " AND s.ordinal = n.ordinal"
+        " JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+        " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
+        " WHERE {where} ORDER BY n.distance LIMIT %(limit)s"
+    ).format(cols=_HIT_COLUMNS, typed=typed, probe=probe, all_terms=_ALL_TERMS, where=where, dim=sql.Literal(int(dim)))
+    return query, params
+
+
+def reads_nearest_first(f: SpanFilter) -> bool:
+    """Whether the dense leg tries :func:`nearest_first_leg` first: ``f`` restricts by what may pass many spans
+    (document patterns or types, pages, excluded words or phrases) and by nothing that passes few (a named
+    document, a section, a phrase, a mention, another version), which :func:`dense_leg` ranks directly."""
+    broad = f.doc_types or f.page_ranges or f.source_likes or f.excluded_likes or f.excluded_terms
+    narrow = f.doc_ids or f.names or f.sections or f.phrase_likes or f.mention_patterns or f.pinned
+    return bool(broad) and not narrow
 
 
 def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:

@@ -1,0 +1,92 @@
+"""The dense leg under filters: nearest-first when a filter passes many spans gives what ranking every passing span
+gives, and falls back to that ranking when too few of the nearest pass; a named section and a quoted phrase are
+answered by their indexes with the same rows as before."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+
+from kruschnexus import Corpus
+from kruschnexus.config import Settings
+from kruschnexus.embed.base import Embedder
+from kruschnexus.retrieve.query import parse_query
+from kruschnexus.retrieve.search import dense_leg_rows, span_filter
+from kruschnexus.store import queries as q
+from kruschnexus.store.records import LegRow
+from tests.binder import binder
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def binders(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    folder = tmp_path_factory.mktemp("binders")
+    with Corpus(workspace="dense-leg", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest([binder(folder / "binder.pdf", 24)], doc_type="agreement")
+        corpus.ingest([FIXTURES / "sample_contract.pdf"], doc_type="lease")
+        yield corpus
+
+
+def _exact(corpus: Corpus, raw: str, depth: int) -> list[LegRow]:
+    parsed = parse_query(raw)
+    statement, params = q.dense_leg(span_filter(parsed, corpus.workspace), corpus.embedder.dim)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    return corpus.store.run_leg(statement, {**params, "text": parsed.search_text, "limit": depth, "vector": vector})
+
+
+def _served(corpus: Corpus, raw: str, depth: int, scan: int) -> tuple[list[LegRow], str]:
+    parsed = parse_query(raw)
+    fusion = dataclasses.replace(corpus.fusion_settings(), dense_depth=depth, dense_scan=scan)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, corpus.workspace)
+    rows, (statement, _) = dense_leg_rows(corpus.store, f, corpus.embedder.dim, parsed.search_text, vector, fusion)
+    return rows, statement.as_string(None)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["insurance with financially sound carriers doc_type:agreement", "Lien on its property page:3-20 -swingline"],
+)
+def test_nearest_first_equals_ranking_every_passing_span(binders: Corpus, raw: str) -> None:
+    assert q.reads_nearest_first(span_filter(parse_query(raw), binders.workspace))
+    rows, statement = _served(binders, raw, depth=10, scan=400)
+    assert "LIMIT %(scan)s" in statement, "enough of the 400 nearest pass: nearest-first answers"
+    exact = _exact(binders, raw, 10)
+    assert [r.key for r in rows] == [r.key for r in exact]
+    assert [r.cosine for r in rows] == pytest.approx([r.cosine for r in exact], abs=1e-6)
+
+
+def test_too_few_of_the_nearest_passing_ranks_every_passing_span(binders: Corpus) -> None:
+    raw = "premises permitted use doc_type:lease"  # the lease's spans are few among the binder's
+    rows, statement = _served(binders, raw, depth=10, scan=10)
+    assert "LIMIT %(scan)s" not in statement
+    assert rows and all(r.doc_type == "lease" for r in rows)
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 10)]
+
+
+def test_narrow_filters_are_ranked_directly(binders: Corpus) -> None:
+    def nearest_first(raw: str) -> bool:
+        return q.reads_nearest_first(span_filter(parse_query(raw), binders.workspace))
+
+    for raw in ('"financially sound carriers" insurance', "Section 3.02 liens", "liens version:1", "liens"):
+        assert not nearest_first(raw), raw
+    for raw in ("doc_type:lease rent", "doc:*binder* liens", "liens page:2", "liens -swingline"):
+        assert nearest_first(raw), raw
+
+
+def test_a_section_and_a_phrase_pass_what_their_patterns_pass(binders: Corpus) -> None:
+    """The index arms (0008_section_lookup) and the full-text phrase restrict to exactly the spans the patterns
+    alone would: every span of the section (or below it) and no other; every span holding the phrase."""
+    spans = list(binders.export())
+    rows = _exact(binders, "Section 3.02 liens", 500)
+    expected = {(h.doc_id, h.page_number, h.char_start) for h in spans if h.section and h.section.startswith("3.02")}
+    assert expected and {(r.doc_id, r.page_number, r.char_start) for r in rows} >= expected
+    phrase = "financially sound carriers"
+    rows = _exact(binders, f'"{phrase}" insurance', 500)
+    holding = {(h.doc_id, h.page_number, h.char_start) for h in spans if phrase in " ".join(h.text.lower().split())}
+    assert holding and {(r.doc_id, r.page_number, r.char_start) for r in rows} == holding
