@@ -18,13 +18,14 @@ from kruschnexus.cli.app import cli
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.embed.base import Embedder
-from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.postgres import LOOKUP_FUNCTIONS, PgStore
 from tests.conftest import FIXTURES
 from tests.external_pg import ExternalServer, external_server
 
 pytestmark = pytest.mark.integration
 
 LEAKPROOF = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF"
+LOOKUPS = [f"ALTER FUNCTION pg_catalog.{f} LEAKPROOF" for f in LOOKUP_FUNCTIONS]
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +94,10 @@ def test_doctor_says_what_the_role_cannot_do_and_what_the_dba_runs(
     role = checks["database role"]
     assert checks["database"]["ok"] and "external" in str(checks["database"]["detail"])
     assert role["ok"] is False and LEAKPROOF in str(role["detail"]) and "nexus_owner" in str(role["detail"])
+    assert all(statement in str(role["detail"]) for statement in LOOKUPS), role
     with psycopg.connect(server.dba_dsn, autocommit=True) as dba:
-        dba.execute(LEAKPROOF)  # what doctor told the DBA to run
+        for statement in (LEAKPROOF, *LOOKUPS):  # what doctor told the DBA to run
+            dba.execute(statement)
     role = _doctor(monkeypatch, external)["database role"]
     assert role["ok"] is True and "LEAKPROOF" not in str(role["detail"]), role
 

@@ -12,7 +12,7 @@ from psycopg import sql
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.embed.base import Embedder
-from kruschnexus.store.postgres import CATALOGUE, PgStore
+from kruschnexus.store.postgres import CATALOGUE, LOOKUP_FUNCTIONS, PgStore
 from tests.conftest import FIXTURES
 from tests.security.conftest import ATTEMPTS
 
@@ -135,6 +135,21 @@ def test_the_catalogue_scope_is_not_a_workspace_name(settings: Settings) -> None
     with pytest.raises(ConfigError, match="invalid workspace name"):
         Corpus(CATALOGUE, settings=settings)
     ATTEMPTS["use the catalogue scope '*' as a workspace name"] += 1
+
+
+def test_section_lookups_are_leakproof_so_their_indexes_serve_scoped_searches(store: PgStore) -> None:
+    """A superuser's migration (0008) marks LIKE, case-insensitive regular expressions and array overlap; under an
+    ordinary role, doctor names the statements a DBA must run."""
+    row = store.conn.execute(
+        "SELECT bool_and(proleakproof) AS leakproof FROM pg_proc WHERE oid = ANY(%s::regprocedure[])",
+        ([f"pg_catalog.{f}" for f in LOOKUP_FUNCTIONS],),
+    ).fetchone()
+    assert row is not None
+    told = any("texticregexeq" in limit.fix for limit in store.role_limits())
+    if _superuser(store):
+        assert row == {"leakproof": True} and not told
+    else:
+        assert told == (not row["leakproof"])
 
 
 def test_full_text_matching_is_leakproof_so_the_gin_index_serves_scoped_searches(store: PgStore) -> None:

@@ -125,13 +125,15 @@ class TokenRecord:
 @dataclass(frozen=True, slots=True)
 class RoleStandingRow:
     """What the connected role is: superuser, bypassing row security, owner of the tables; whether the scoped role
-    exists and full-text matching is LEAKPROOF (so that row security keeps its GIN index usable)."""
+    exists and full-text matching is LEAKPROOF (so that row security keeps its GIN index usable), and so are the
+    functions of a section look-up's indexed conditions (LIKE, a case-insensitive regular expression, array overlap)."""
 
     role: str
     superuser: bool
     bypass_rls: bool
     scoped_role: bool
     fulltext_leakproof: bool
+    lookups_leakproof: bool
     owner: str | None
     database: str
 
