@@ -126,6 +126,7 @@ class Prepared:
     search_text: str
     dense: Callable[[], tuple[Any, dict[str, Any]]]
     sparse: Callable[[], object]
+    planned_for_values: bool
 
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
@@ -151,13 +152,14 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         ranked = index.search(lexical, fusion.sparse_depth)
         return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
-    return Prepared(raw, parsed.search_text, dense, sparse)
+    return Prepared(raw, parsed.search_text, dense, sparse, span_f.planned_for_values)
 
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
     """True when the planner serves the dense leg from the HNSW index (EXPLAIN under the leg's settings)."""
     statement, params = prepared.dense()
-    return any(f"spans_hnsw_d{dim}" in line for line in store.explain_leg(statement, params))
+    plan = store.explain_leg(statement, params, planned_for_values=prepared.planned_for_values)
+    return any(f"spans_hnsw_d{dim}" in line for line in plan)
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:

@@ -350,7 +350,8 @@ class _Legs:
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
-            sparse_rows = self.store.run_leg(sparse_sql, {**params, "text": self.text, "limit": s.sparse_depth})
+            bound = {**params, "text": self.text, "limit": s.sparse_depth}
+            sparse_rows = self.store.run_leg(sparse_sql, bound, planned_for_values=span_f.planned_for_values)
         elif "sparse" in s.legs:
             lexical = lexical_query(query, self.text, doc_ids, s)
             ranked = self.index.search(lexical, s.sparse_depth)
@@ -370,12 +371,12 @@ def dense_leg_rows(
     if q.reads_nearest_first(span_f):
         statement, params = q.nearest_first_leg(span_f, dim)
         bound = {**params, **common, "scan": max(s.dense_scan, s.dense_depth)}
-        rows = store.run_leg(statement, bound, s.ef_search)
+        rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
         if len(rows) >= s.dense_depth:
             return rows, (statement, bound)
     statement, params = q.dense_leg(span_f, dim)
     bound = {**params, **common}
-    return store.run_leg(statement, bound, s.ef_search), (statement, bound)
+    return store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values), (statement, bound)
 
 
 def _absent(

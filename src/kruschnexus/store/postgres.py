@@ -494,26 +494,33 @@ class PgStore:
             yield from cur
 
     @_read
-    def run_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[LegRow]:
+    def run_leg(
+        self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
+    ) -> list[LegRow]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a beam of ``ef_search`` and iterative
-        scans, so filters keep recall)."""
-        with self._leg_scope(params, ef_search) as conn:
+        scans, so filters keep recall); ``planned_for_values``: plan this run for its own values, never a cached
+        generic plan (see :attr:`~kruschnexus.store.queries.SpanFilter.planned_for_values`)."""
+        with self._leg_scope(params, ef_search, planned_for_values) as conn:
             return _all(conn, LegRow, query, params)
 
-    def explain_leg(self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH) -> list[str]:
+    def explain_leg(
+        self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
+    ) -> list[str]:
         """The planner's plan of one retrieval leg under the settings :meth:`run_leg` uses, line by line."""
-        with self._leg_scope(params, ef_search) as conn, conn.cursor(row_factory=tuple_row) as cur:
+        with (
+            self._leg_scope(params, ef_search, planned_for_values) as conn,
+            conn.cursor(row_factory=tuple_row) as cur,
+        ):
             return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
 
     @contextlib.contextmanager
-    def _leg_scope(self, params: Mapping[str, Any], ef_search: int) -> Iterator[Connection]:
+    def _leg_scope(self, params: Mapping[str, Any], ef_search: int, planned_for_values: bool) -> Iterator[Connection]:
         """A leg's transaction: its workspace's scope, HNSW with a beam of ``ef_search``, iterative scans."""
         with self.scoped(str(params["workspace"])) as conn:
             conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            # Each run is planned for its own values: a phrase's full-text query folds to a constant the
-            # full-text index can answer, and the filters' selectivity is judged on what they really are.
-            conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+            if planned_for_values:
+                conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
             yield conn
 
     def drop_vector_index(self, dim: int) -> None:

@@ -287,6 +287,13 @@ class SpanFilter:
     as_of: datetime | None = None
 
     @property
+    def planned_for_values(self) -> bool:
+        """Phrases and sections are answered by their indexes only in a plan made for their values: a phrase's
+        full-text query folds to a constant, a section's patterns show their fixed prefixes. A cached generic plan
+        (psycopg prepares a statement run five times) would try them on every span."""
+        return bool(self.phrases or self.sections)
+
+    @property
     def pinned(self) -> bool:
         """Versions other than the latest are asked for (the lexical index holds only the latest)."""
         return bool(self.versions) or self.as_of is not None
