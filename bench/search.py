@@ -67,6 +67,11 @@ SEED = 20260101
 #: Share of a synthetic span's words drawn from its family's topical list (tuned so that the sparse leg's
 #: any-term match rate over the queries is close to the one measured on ../shared/corpus).
 TOPICAL_SHARE = 0.12
+#: ``--like``: spans read from the source workspace, the norm of the noise added to each drawn vector, and the share
+#: of a drawn text's words replaced.
+POOL_SPANS = 50_000
+POOL_NOISE = 0.35
+POOL_WORD_SWAP = 0.1
 
 #: Realistic queries over leases, credit agreements, municipal code and court orders: concept questions,
 #: section look-ups and a few with operators (each must parse and carry some free text or a phrase).
@@ -127,12 +132,14 @@ class Prepared:
     dense: Callable[[], tuple[Any, dict[str, Any]]]
     sparse: Callable[[], object]
     planned_for_values: bool
+    filtered: bool
 
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.query import parse_query
     from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, span_filter
+    from kruschnexus.store.queries import SpanFilter
 
     parsed = parse_query(raw)
     span_f = span_filter(parsed, corpus.workspace)
@@ -152,7 +159,8 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         ranked = index.search(lexical, fusion.sparse_depth)
         return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
-    return Prepared(raw, parsed.search_text, dense, sparse, span_f.planned_for_values)
+    filtered = span_f != SpanFilter(workspace=corpus.workspace)
+    return Prepared(raw, parsed.search_text, dense, sparse, span_f.planned_for_values, filtered)
 
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
@@ -160,6 +168,28 @@ def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
     statement, params = prepared.dense()
     plan = store.explain_leg(statement, params, planned_for_values=prepared.planned_for_values)
     return any(f"spans_hnsw_d{dim}" in line for line in plan)
+
+
+def recall(store: PgStore, prepared: Sequence[Prepared]) -> dict[str, Any]:
+    """Recall@k of the dense leg as the search runs it (HNSW at the configured ``ef_search``, iterative scans under
+    filters, nearest-first) against the same statement ranked exactly (no index scan), at k = 10 and at the leg's
+    depth, over the queries whose exact ranking has k spans: plain queries and filtered ones apart."""
+    out: dict[str, Any] = {}
+    per: dict[str, dict[int, list[float]]] = {"plain": {10: [], 0: []}, "filtered": {10: [], 0: []}}
+    for p in prepared:
+        statement, params = p.dense()
+        served = [r.key for r in store.run_leg(statement, params, planned_for_values=p.planned_for_values)]
+        exact = [r.key for r in store.run_leg(statement, params, planned_for_values=p.planned_for_values, exact=True)]
+        kind = "filtered" if p.filtered else "plain"
+        for k in (10, 0):
+            depth = k or int(params["limit"])
+            if len(exact) >= depth:
+                per[kind][k].append(len(set(served[:depth]) & set(exact[:depth])) / depth)
+    for kind, by_k in per.items():
+        for k, values in by_k.items():
+            name = f"{kind}_at_{k or 'depth'}"
+            out[name] = {"mean": float(np.mean(values)) if values else None, "queries": len(values)}
+    return out
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:
@@ -227,6 +257,7 @@ def measure(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, An
         "latency": summary,
         "ratio_full_over_bare": {key: full[key] / bare[key] for key in ("p50_ms", "p95_ms", "mean_ms")},
         "dense_uses_hnsw": sum(uses_hnsw(corpus.store, p, corpus.embedder.dim) for p in prepared),
+        "recall": recall(corpus.store, prepared),
         "per_query": [
             {
                 "query": raw,
@@ -351,11 +382,61 @@ def _section(family: str, page: int, ordinal: int) -> tuple[str, list[str], str]
     return ident, [article, f"{major}.{minor}", ident], f"{major}.{minor} {title}"
 
 
+@dataclass(frozen=True)
+class Pool:
+    """Real spans to draw synthetic ones from (``--like``): their texts and the real model's vectors of them."""
+
+    texts: list[str]
+    vectors: np.ndarray
+
+    def draw(self, rng: np.random.Generator, vocab: Vocabulary, count: int) -> tuple[list[str], np.ndarray]:
+        """``count`` spans: each a real span's text with about one word in ten replaced by a word of the general
+        vocabulary, and its vector moved by Gaussian noise of norm about ``POOL_NOISE`` (cosine about 0.94 to the
+        original), then normalized: a real neighbourhood structure, no two spans the same."""
+        picks = rng.integers(0, len(self.texts), size=count)
+        texts = []
+        for i in picks:
+            words = self.texts[i].split()
+            swap = rng.random(len(words)) < POOL_WORD_SWAP
+            ranks = np.minimum(np.searchsorted(vocab.cdf, rng.random(len(words))), len(vocab.general) - 1)
+            replacements = vocab.general[ranks]
+            texts.append(" ".join(r if s else w for w, r, s in zip(words, replacements.tolist(), swap, strict=True)))
+        dim = self.vectors.shape[1]
+        noise = rng.standard_normal((count, dim)).astype(np.float32) * (POOL_NOISE / math.sqrt(dim))
+        vectors = self.vectors[picks] + noise
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        return texts, vectors
+
+
+def load_pool(like: str, dim: int, limit: int) -> Pool:
+    """Up to ``limit`` spans with their vectors from an ingested workspace, ``like`` = ``HOME:WORKSPACE``."""
+    from kruschnexus.config import Settings
+    from kruschnexus.corpus import Corpus
+
+    home, _, workspace = like.rpartition(":")
+    if not home or not workspace:
+        sys.exit(f"bench/search.py: --like wants HOME:WORKSPACE, not {like!r}")
+    corpus = Corpus(workspace=workspace, settings=Settings.load(overrides={"home": home}, env={}))
+    try:
+        rows = [r for r in corpus.store.span_vectors(workspace, dim, limit) if r.text.strip()]
+    finally:
+        corpus.close()
+    if not rows:
+        sys.exit(f"bench/search.py: workspace {workspace!r} under {home} has no spans of dimension {dim}")
+    vectors = np.asarray([np.asarray(_floats(r.embedding), dtype=np.float32) for r in rows])
+    return Pool([r.text for r in rows], vectors)
+
+
+def _floats(embedding: Any) -> Any:
+    """A stored vector as numbers (pgvector's ``Vector`` or an array)."""
+    return embedding.to_numpy() if hasattr(embedding, "to_numpy") else embedding
+
+
 def _page_spans(
-    vocab: Vocabulary, rng: np.random.Generator, family: str, page: int, count: int
+    vocab: Vocabulary, rng: np.random.Generator, family: str, page: int, count: int, texts: list[str] | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
     """A page's text and its span rows (without workspace, document, vector): each span a slice of the text."""
-    texts = [vocab.span_text(rng, family) for _ in range(count)]
+    texts = texts if texts is not None else [vocab.span_text(rng, family) for _ in range(count)]
     rows, pos = [], 0
     for ordinal, text in enumerate(texts):
         section, path, header = _section(family, page, ordinal)
@@ -388,7 +469,7 @@ def _write_document(
     returns its page count."""
     from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, SpanRecord
 
-    rng, vocab = gen["rng"], gen["vocab"]
+    rng, vocab, pool = gen["rng"], gen["vocab"], gen["pool"]
     family = _FAMILIES[number % len(_FAMILIES)]
     source = f"synthetic_{family}_{number:04d}.pdf"
     doc_id = hashlib.sha256(f"{SEED}:{source}".encode()).hexdigest()
@@ -396,9 +477,14 @@ def _write_document(
     page_rows: list[PageRecord] = []
     block_rows: list[BlockRecord] = []
     rows: list[dict[str, Any]] = []
+    drawn: list[np.ndarray] = []
     for page in range(1, pages + 1):
         count = min(SPANS_PER_PAGE, spans - (page - 1) * SPANS_PER_PAGE)
-        text, span_rows = _page_spans(vocab, rng, family, page, count)
+        texts = None
+        if pool is not None:
+            texts, page_vectors = pool.draw(rng, vocab, count)
+            drawn.append(page_vectors)
+        text, span_rows = _page_spans(vocab, rng, family, page, count, texts)
         page_rows.append(PageRecord(workspace, doc_id, page, text, 612.0, 792.0, 0, None, False, False, None))
         block_rows.extend(
             BlockRecord(
@@ -407,8 +493,11 @@ def _write_document(
             for row in span_rows
         )
         rows.extend(span_rows)
-    vectors = rng.standard_normal((len(rows), dim), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    if pool is not None:
+        vectors = np.concatenate(drawn)
+    else:
+        vectors = rng.standard_normal((len(rows), dim), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with store.document_transaction(workspace) as writer:
         writer.document(
             DocumentRecord(
@@ -441,7 +530,7 @@ def _write_document(
     return pages
 
 
-def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dict[str, Any]:
+def generate(corpus: Corpus, spans: int, index_during_load: bool = False, pool: Pool | None = None) -> dict[str, Any]:
     """Fill ``corpus``'s (new) workspace with ``spans`` synthetic spans, then ANALYZE and build the lexical (BM25)
     index from the outbox (``Lexicon.sync``, as the first search would); returns timings.
 
@@ -454,7 +543,7 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False) -> dic
     if not index_during_load:
         store.drop_vector_index(embedder.dim)
     rng = np.random.default_rng(SEED)
-    gen = {"rng": rng, "vocab": Vocabulary.build(rng)}
+    gen = {"rng": rng, "vocab": Vocabulary.build(rng), "pool": pool}
     per_doc = SPANS_PER_PAGE * PAGES_PER_DOC
     docs = math.ceil(spans / per_doc)
     started = time.perf_counter()
@@ -540,7 +629,12 @@ def run_corpus(workspace: str, repeat: int, settle: float) -> tuple[dict[str, An
 
 
 def run_synthetic(
-    spans: int, repeat: int, embedder: Embedder | None, index_during_load: bool, keep: Path | None = None
+    spans: int,
+    repeat: int,
+    embedder: Embedder | None,
+    index_during_load: bool,
+    keep: Path | None = None,
+    like: str | None = None,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
     stays for the next run, which measures it again instead of generating it when it holds ``spans`` spans."""
@@ -567,7 +661,13 @@ def run_synthetic(
                 result["generation"] = {"kept": str(home)}
             else:
                 progress(f"synthetic: generating {spans} spans in {home}")
-                result["generation"] = generate(corpus, spans, index_during_load)
+                pool = None
+                if like:
+                    progress(f"synthetic: reading up to {POOL_SPANS} spans and their vectors from {like}")
+                    pool = load_pool(like, corpus.embedder.dim, POOL_SPANS)
+                result["generation"] = generate(corpus, spans, index_during_load, pool)
+                result["generation"]["like"] = like
+                result["generation"]["pool_spans"] = None if pool is None else len(pool.texts)
             result["generation"]["server_start_seconds"] = round(server_seconds, 3)
             result["documents"], result["pages"], result["spans"] = corpus.counts()
             progress("synthetic: measuring")
@@ -599,6 +699,8 @@ def render(result: dict[str, Any]) -> str:
             if gen["index_during_load"]
             else f"rows loaded, then HNSW index built in {gen['index_build_seconds']:.1f} s"
         )
+        source = f"drawn from {gen['pool_spans']} spans of {gen['like']}" if gen.get("like") else "made-up words"
+        lines.append(f"   spans: {source}")
         lines.append(
             f"   generated in {gen['total_seconds']:.1f} s: {gen['load_seconds']:.1f} s {how},"
             f" ANALYZE {gen['analyze_seconds']:.1f} s, lexical index {gen['lexical_index_seconds']:.1f} s"
@@ -622,6 +724,13 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"   {label:34} {s['p50_ms']:9.2f} {s['p95_ms']:9.2f} {s['mean_ms']:9.2f}")
     lines.append(f"   {'ratio full / bare':34} {ratio['p50_ms']:9.2f} {ratio['p95_ms']:9.2f} {ratio['mean_ms']:9.2f}")
     lines.append(f"   dense leg planned on the HNSW index: {result['dense_uses_hnsw']}/{result['queries']} queries")
+    for kind in ("plain", "filtered"):
+        parts = []
+        for at in ("10", "depth"):
+            r = result["recall"][f"{kind}_at_{at}"]
+            mean = "n/a" if r["mean"] is None else f"{r['mean']:.3f}"
+            parts.append(f"@{at} {mean} ({r['queries']} queries)")
+        lines.append(f"   dense leg recall against exact ranking, {kind} queries: " + ", ".join(parts))
     slowest = sorted(result["per_query"], key=lambda r: -r["full_p50_ms"])[:3]
     lines.append("   slowest queries (p50 full / bare ms, hits):")
     lines.extend(f"     {r['full_p50_ms']:8.2f} / {r['bare_p50_ms']:8.2f}  {r['hits']}  {r['query']}" for r in slowest)
@@ -662,6 +771,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="generate the synthetic workspace in DIR and keep it there; a later run with the same --generate"
         " measures it again without generating it",
     )
+    parser.add_argument(
+        "--like",
+        metavar="HOME:WORKSPACE",
+        help="draw the synthetic spans from an ingested workspace: its texts (a word in ten replaced) and the real"
+        " model's vectors of them (moved by noise), instead of made-up words and random vectors",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -678,7 +793,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["settings"]["corpus"], embedder = run_corpus(args.workspace, args.repeat, args.settle)
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
-            args.generate, args.repeat, embedder, args.index_during_load, args.keep
+            args.generate, args.repeat, embedder, args.index_during_load, args.keep, args.like
         )
     if args.json:
         print(json.dumps(report, indent=2))

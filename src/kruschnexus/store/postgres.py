@@ -32,6 +32,7 @@ from kruschnexus.store.records import (
     RoleStandingRow,
     SpanRecord,
     SpanTextRow,
+    SpanVectorRow,
     StoredRow,
     TokenRecord,
     TokenRow,
@@ -447,6 +448,14 @@ class PgStore:
             return _all(conn, ReadVersionsRow, q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
+    @_read
+    def span_vectors(self, workspace: str, dim: int, limit: int) -> list[SpanVectorRow]:
+        """Up to ``limit`` spans of the latest versions with their vectors of dimension ``dim``, in document order
+        (what ``bench/search.py --like`` builds realistic spans from)."""
+        with self.scoped(workspace) as conn:
+            params = {"workspace": workspace, "dim": dim, "limit": limit}
+            return _all(conn, SpanVectorRow, q.SELECT_SPAN_VECTORS, params)
+
     def document_vectors(self, workspace: str, doc_id: str, dim: int) -> dict[str, Any]:
         """The stored vectors of one document by embedding key."""
         with self.scoped(workspace) as conn:
@@ -495,12 +504,21 @@ class PgStore:
 
     @_read
     def run_leg(
-        self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
+        self,
+        query: Any,
+        params: Mapping[str, Any],
+        ef_search: int = EF_SEARCH,
+        planned_for_values: bool = False,
+        exact: bool = False,
     ) -> list[LegRow]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a beam of ``ef_search`` and iterative
         scans, so filters keep recall); ``planned_for_values``: plan this run for its own values, never a cached
-        generic plan (see :attr:`~kruschnexus.store.queries.SpanFilter.planned_for_values`)."""
+        generic plan (see :attr:`~kruschnexus.store.queries.SpanFilter.planned_for_values`); ``exact``: no index
+        scan, so a dense leg ranks by the exact distance of every span (what ``bench/search.py`` measures the
+        HNSW index's recall against)."""
         with self._leg_scope(params, ef_search, planned_for_values) as conn:
+            if exact:
+                conn.execute("SET LOCAL enable_indexscan = off")
             return _all(conn, LegRow, query, params)
 
     def explain_leg(

@@ -138,6 +138,12 @@ SELECT_READ_VERSIONS = sql.SQL(
     " AS needs_ocr FROM documents d WHERE d.workspace = %(workspace)s"
     " AND (%(doc_id)s::text IS NULL OR d.doc_id = %(doc_id)s) ORDER BY d.source, d.doc_id"
 )
+#: Spans of the latest versions with their vectors, in a stable order (a benchmark's sample: ``span_vectors``).
+SELECT_SPAN_VECTORS = sql.SQL(
+    "SELECT s.text, s.embedding FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+    " WHERE s.workspace = %(workspace)s AND d.latest AND s.dim = %(dim)s"
+    " ORDER BY s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
+)
 #: The stored vectors of one document by embedding key (see migration 0005).
 SELECT_DOCUMENT_VECTORS = sql.SQL(
     "SELECT DISTINCT ON (embed_key) embed_key, embedding FROM spans WHERE workspace = %(workspace)s"

@@ -167,6 +167,14 @@ class DocumentRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SpanVectorRow:
+    """A span's text and its stored vector (``SELECT_SPAN_VECTORS``)."""
+
+    text: str
+    embedding: Any
+
+
+@dataclass(frozen=True, slots=True)
 class StoredRow:
     """How a stored content is known: its name, version, standing and when it was stored."""
 
