@@ -87,13 +87,14 @@ def phase_extract(pdf: Path, texts: Path, limit: int | None) -> Result:
     return {"seconds": time.perf_counter() - started, "pages": pages, "spans": spans}
 
 
-def phase_model(texts_path: Path) -> Result:
-    """Load MiniLM and embed every text of ``texts_path``; only the embedding is in ``seconds``."""
+def phase_model(texts_path: Path, batch: int | None = None) -> Result:
+    """Load MiniLM and embed every text of ``texts_path`` (``batch`` texts per call; the model's own choice when
+    ``None``); only the embedding is in ``seconds``."""
     from kruschnexus.embed.local import MiniLmEmbedder
 
     texts = [json.loads(line) for line in texts_path.read_text(encoding="utf-8").splitlines()]
     started = time.perf_counter()
-    embedder = MiniLmEmbedder(threads=MODEL_THREADS)
+    embedder = MiniLmEmbedder(threads=MODEL_THREADS, batch_size=batch or MiniLmEmbedder.DEFAULT_BATCH)
     load_seconds = time.perf_counter() - started
     started = time.perf_counter()
     vectors = embedder.embed(texts)
@@ -240,7 +241,7 @@ def run_phase(args: argparse.Namespace) -> None:
     if args.phase == "extract":
         result = phase_extract(pdf, args.texts, limit)
     elif args.phase == "model":
-        result = phase_model(args.texts)
+        result = phase_model(args.texts, args.batch)
     else:
         result = phase_ingest(pdf, limit)
     args.out.write_text(json.dumps(result), encoding="utf-8")
@@ -254,13 +255,15 @@ def maxrss_mib(ru_maxrss: int) -> float:
     return ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
 
 
-def spawn(phase: str, pdf: Path, work: Path, limit: int | None) -> Result:
+def spawn(phase: str, pdf: Path, work: Path, limit: int | None, batch: int | None = None) -> Result:
     """Run one phase in a child process; its result plus ``peak_rss_mib`` from the child's rusage."""
     out = work / f"{pdf.stem}.{phase}.json"
     command = [sys.executable, str(Path(__file__).resolve()), "--phase", phase, "--pdf", str(pdf)]
     command += ["--texts", str(work / f"{pdf.stem}.texts.jsonl"), "--out", str(out)]
     if limit:
         command += ["--limit-pages", str(limit)]
+    if batch:
+        command += ["--batch", str(batch)]
     log(f"{phase}: {pdf.name}{f' (first {limit} pages)' if limit else ''} ...")
     child = subprocess.Popen(command, cwd=REPO)
     _, status, usage = os.wait4(child.pid, 0)
@@ -289,6 +292,18 @@ def main_table(pdf: Path, limit: int | None) -> Result:
         "ingest_rss_over_model_rss": ingest["peak_rss_mib"] / model["peak_rss_mib"],
     }
     return {"pdf": str(pdf), "limit_pages": limit, "phases": phases, "ratios": ratios}
+
+
+def batch_shapes(pdf: Path, limit: int | None, sizes: Sequence[int]) -> Result:
+    """The bare model at each batch size (texts per call) on the spans of ``pdf``: spans/s and peak RSS, one child
+    process per size, on the same texts (the extract phase's, read once)."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="nexus-bench-") as tmp:
+        extract = spawn("extract", pdf, Path(tmp), limit)
+        for size in sizes:
+            r = spawn("model", pdf, Path(tmp), limit, batch=size)
+            rows.append({"batch": size, "spans_per_s": r["spans"] / r["seconds"], "peak_rss_mib": r["peak_rss_mib"]})
+    return {"pdf": str(pdf), "limit_pages": limit, "spans": extract["spans"], "rows": rows}
 
 
 def memory_scaling(sizes: tuple[int, int]) -> Result:
@@ -392,6 +407,15 @@ def stage_line(stages: dict[str, float] | None) -> str:
     return "seconds by stage: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in stages.items())
 
 
+def batch_lines(shapes: Result) -> Iterator[str]:
+    """Spans/s and peak RSS of the bare model per batch size."""
+    limit = f" (first {shapes['limit_pages']} pages)" if shapes["limit_pages"] else ""
+    yield f"batch shape: the bare model on the {shapes['spans']} spans of {Path(shapes['pdf']).name}{limit}"
+    yield f"{'texts per call':>14} {'spans/s':>9} {'peak RSS MiB':>13}"
+    for row in shapes["rows"]:
+        yield f"{row['batch']:>14} {row['spans_per_s']:>9.1f} {row['peak_rss_mib']:>13.1f}"
+
+
 def print_report(report: Result, as_json: bool) -> None:
     """Print ``report`` as text or as one JSON object."""
     if as_json:
@@ -409,6 +433,8 @@ def print_report(report: Result, as_json: bool) -> None:
         print()
     if "scaling" in report:
         print("\n".join(scaling_lines(report["scaling"])))
+    if "batch_shapes" in report:
+        print("\n".join(batch_lines(report["batch_shapes"])))
 
 
 def log(message: str) -> None:
@@ -435,7 +461,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=SCALING_PAGES,
         help="synthetic document sizes of the scaling check (default: %(default)s)",
     )
+    parser.add_argument(
+        "--batch-shapes",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="instead of the rest: the bare model at each of these batch sizes (texts per call), spans/s and peak RSS",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
     parser.add_argument("--texts", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -455,11 +489,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     pdf = args.pdf.expanduser().resolve()
     report: Result = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine()}
-    if not args.memory_scaling:
+    if args.batch_shapes:
+        if not pdf.is_file():
+            sys.exit(f"bench/ingest.py: no PDF at {pdf} (choose one with --pdf PATH)")
+        report["batch_shapes"] = batch_shapes(pdf, args.limit_pages, args.batch_shapes)
+    elif not args.memory_scaling:
         if not pdf.is_file():
             sys.exit(f"bench/ingest.py: no PDF at {pdf} (choose one with --pdf PATH)")
         report["table"] = main_table(pdf, args.limit_pages)
-    if not args.no_memory_scaling:
+    if not args.no_memory_scaling and not args.batch_shapes:
         small, large = args.scaling_pages
         report["scaling"] = memory_scaling((small, large))
     report["machine"]["load_average_1min_at_end"] = os.getloadavg()[0]

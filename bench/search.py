@@ -408,21 +408,21 @@ class Pool:
         return texts, vectors
 
 
-def load_pool(like: str, dim: int, limit: int) -> Pool:
-    """Up to ``limit`` spans with their vectors from an ingested workspace, ``like`` = ``HOME:WORKSPACE``."""
+def load_pool(workspace: str, dim: int, limit: int) -> Pool:
+    """Up to ``limit`` spans with their vectors from ``workspace``, an ingested workspace under ``NEXUS_HOME`` (or of
+    ``NEXUS_DATABASE_URL``), as the corpus setting reads it."""
     from kruschnexus.config import Settings
     from kruschnexus.corpus import Corpus
 
-    home, _, workspace = like.rpartition(":")
-    if not home or not workspace:
-        sys.exit(f"bench/search.py: --like wants HOME:WORKSPACE, not {like!r}")
-    corpus = Corpus(workspace=workspace, settings=Settings.load(overrides={"home": home}, env={}))
+    settings = Settings.load()
+    home = "NEXUS_DATABASE_URL" if settings.database_url else settings.home
+    corpus = Corpus(workspace=workspace, settings=settings)
     try:
         rows = [r for r in corpus.store.span_vectors(workspace, dim, limit) if r.text.strip()]
     finally:
         corpus.close()
     if not rows:
-        sys.exit(f"bench/search.py: workspace {workspace!r} under {home} has no spans of dimension {dim}")
+        sys.exit(f"bench/search.py: workspace {workspace!r} of {home} has no spans of dimension {dim}")
     vectors = np.asarray([np.asarray(_floats(r.embedding), dtype=np.float32) for r in rows])
     return Pool([r.text for r in rows], vectors)
 
@@ -773,9 +773,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--like",
-        metavar="HOME:WORKSPACE",
-        help="draw the synthetic spans from an ingested workspace: its texts (a word in ten replaced) and the real"
-        " model's vectors of them (moved by noise), instead of made-up words and random vectors",
+        metavar="WORKSPACE",
+        help="draw the synthetic spans from an ingested workspace under NEXUS_HOME: its texts (a word in ten"
+        " replaced) and the real model's vectors of them (moved by noise), instead of made-up words and random"
+        " vectors",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)

@@ -104,6 +104,16 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
     assert synthetic["spans"] == synthetic["generation"]["lexical_index_spans"] == 2000
     assert synthetic["documents"] == 2 and synthetic["pages"] == 200
     assert settings["corpus"]["documents"] == 2
+    assert all(set(r) == {"mean", "queries"} for r in synthetic["recall"].values())
+
+
+def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """Synthetic spans drawn from an ingested workspace (texts and the model's vectors), then measured."""
+    search = load("search")
+    argv = ["--skip-corpus", "--like", bench_workspace, "--generate", 1000, "--repeat", 1, "--json"]
+    synthetic = run(search, argv, capsys)["settings"]["synthetic"]
+    assert synthetic["generation"]["like"] == bench_workspace and synthetic["generation"]["pool_spans"] > 10
+    assert synthetic["spans"] == 1000 and synthetic["recall"]["plain_at_10"]["queries"] > 0
 
 
 def test_rls(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,8 +171,17 @@ def test_ingest(capsys: pytest.CaptureFixture[str]) -> None:
     assert phases["ingest"]["spans"] > 0 and phases["extract"]["pages"] == 2
     assert set(report["scaling"]["phases"]) == {"extract", "ingest"}
     report["machine"]["load_average_1min_at_end"] = 0.0
+    assert set(report["table"]["phases"]["ingest"]["stages"]) == {"read", "embed", "store", "other"}
     ingest.print_report(report, as_json=False)
     assert "memory scaling" in capsys.readouterr().out
+
+
+def test_ingest_batch_shapes(capsys: pytest.CaptureFixture[str]) -> None:
+    ingest = load("ingest")
+    argv = ["--pdf", FIXTURES / "sample_contract.pdf", "--limit-pages", 1, "--batch-shapes", 1, 4, "--json"]
+    report = run(ingest, argv, capsys)
+    assert [row["batch"] for row in report["batch_shapes"]["rows"]] == [1, 4] and "table" not in report
+    assert all(row["spans_per_s"] > 0 and row["peak_rss_mib"] > 0 for row in report["batch_shapes"]["rows"])
 
 
 def test_ocr(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
