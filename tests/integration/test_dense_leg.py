@@ -8,12 +8,14 @@ import dataclasses
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from kruschnexus import Corpus
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import dense_leg_rows, span_filter
+from kruschnexus.retrieve.search import dense_leg_rows, like_escape, phrase_pattern, span_filter
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
 from tests.binder import binder
@@ -90,3 +92,25 @@ def test_a_section_and_a_phrase_pass_what_their_patterns_pass(binders: Corpus) -
     rows = _exact(binders, f'"{phrase}" insurance', 500)
     holding = {(h.doc_id, h.page_number, h.char_start) for h in spans if phrase in " ".join(h.text.lower().split())}
     assert holding and {(r.doc_id, r.page_number, r.char_start) for r in rows} == holding
+
+
+_CHARS = "abcdeE.,()§'-1 2\n\u00a0\t"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=_CHARS, max_size=60), start=st.integers(0, 60), length=st.integers(1, 12))
+def test_a_phrase_pattern_matches_where_the_folded_text_holds_the_phrase(
+    binders: Corpus, text: str, start: int, length: int
+) -> None:
+    """The phrase condition (a regular expression the trigram index answers) holds exactly where the text, lower-cased
+    with its runs of white space folded to one space, holds the lower-cased phrase (the condition it replaced)."""
+    phrase = " ".join(text[start : start + length].split())
+    assume(phrase)
+    folded = " ".join(text.replace("\u00a0", " ").lower().split())
+    with binders.store.scoped(binders.workspace) as conn:
+        row = conn.execute(
+            "SELECT lower(regexp_replace(%(t)s, '[\\s\u00a0\u2007\u202f]+', ' ', 'g')) LIKE %(like)s AS old,"
+            " %(t)s ~* %(pattern)s AS new",
+            {"t": text, "like": f"%{like_escape(phrase.lower())}%", "pattern": phrase_pattern(phrase)},
+        ).fetchone()
+    assert row is not None and row["old"] == row["new"], (text, phrase, folded)

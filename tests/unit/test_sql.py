@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import glob_to_like, items_only, items_with_numbers, span_filter
+from kruschnexus.retrieve.search import glob_to_like, items_only, items_with_numbers, phrase_pattern, span_filter
 from kruschnexus.store import queries as q
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -21,8 +21,7 @@ FULL = q.SpanFilter(
     sections=("8.22",),
     section_likes=("8.22.%", "8.22(%"),
     section_patterns=("(^|\n)[ \t]*8\\.22([^0-9a-z]|$)",),
-    phrase_likes=("%office space%",),
-    phrases=("office space",),
+    phrase_patterns=("office[[:space:]]+space",),
     excluded_likes=("%retail%",),
     excluded_terms=("hazardous",),
     doc_ids=("d1",),
@@ -41,7 +40,7 @@ def test_dense_leg_is_pinned() -> None:
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
         "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_like_0",
-        "section_like_1", "section_pattern_0", "phrase_likes", "phrase_0", "excluded_likes", "excluded_terms",
+        "section_like_1", "section_pattern_0", "phrase_0", "excluded_likes", "excluded_terms",
         "doc_ids",
     }  # fmt: skip
 
@@ -60,8 +59,7 @@ def _filled(value: str) -> q.SpanFilter:
         sections=(value,),
         section_likes=(value, value),
         section_patterns=(value,),
-        phrase_likes=(value,),
-        phrases=(value,),
+        phrase_patterns=(value,),
         excluded_likes=(value,),
         excluded_terms=(value,),
         doc_ids=(value,),
@@ -78,7 +76,7 @@ def test_values_never_enter_the_sql_text(value: str) -> None:
 
 def test_operators_become_filters() -> None:
     f = span_filter(parse_query('"Office  Space" -retail doc:lease_*.pdf page:3 doc_type:x Section 8.22 rent'), "w")
-    assert f.phrase_likes == ("%office space%",) and f.phrases == ("Office Space",)
+    assert f.phrase_patterns == (phrase_pattern("Office Space"),)
     assert f.excluded_terms == ("retail",)
     assert f.source_likes == ("lease\\_%.pdf",)
     assert f.page_ranges == ((3, 3),) and f.doc_types == ("x",)
@@ -105,11 +103,13 @@ def test_an_item_restricts_only_with_a_document_and_never_widens_a_section() -> 
     assert items_with_numbers(bare).sections == ("(g)", "(G)")
 
 
-def test_phrases_of_words_are_looked_up_in_the_full_text_index() -> None:
-    """A phrase of words also restricts by its full-text phrase (the index answers it); one with numbers or marks
-    keeps its pattern alone, since the index holds ``8.22.030`` as one word."""
-    f = span_filter(parse_query('"events of default" "8.22" "landlord\'s non-compete" rent'), "w")
-    assert f.phrases == ("events of default", "landlord's non-compete")
-    assert len(f.phrase_likes) == 3
+def test_a_phrase_becomes_one_pattern_of_its_words() -> None:
+    """Words in order, any white space between them, ASCII marks escaped, letter case left to ``~*``."""
+    assert (
+        phrase_pattern("Events  of Default")
+        == "events[[:space:]\u00a0\u2007\u202f]+of[[:space:]\u00a0\u2007\u202f]+default"
+    )
+    assert phrase_pattern("§ 8.22(c)") == "§[[:space:]\u00a0\u2007\u202f]+8\\.22\\(c\\)"
+    f = span_filter(parse_query('"events of default" "8.22" rent'), "w")
     _, params = q.dense_leg(f, 384)
-    assert (params["phrase_0"], params["phrase_1"]) == f.phrases and "phrase_2" not in params
+    assert (params["phrase_0"], params["phrase_1"]) == f.phrase_patterns and f.planned_for_values

@@ -70,10 +70,15 @@ def glob_to_like(glob: str) -> str:
     return "".join("%" if c == "*" else "_" if c == "?" else like_escape(c) for c in glob)
 
 
-#: A phrase of words alone (letters, joined by spaces, hyphens or apostrophes), which the full-text index splits as
-#: the text around it: its full-text phrase holds wherever its pattern does. Numbers and marks are left to the
-#: pattern (the index keeps ``8.22.030`` as one word, which a quoted ``8.22`` would not find).
-_WORDS_ONLY = re.compile(r"[^\W\d_]+(?:[\s'’-]+[^\W\d_]+)*")
+#: The white space the text's phrase match folds (as ``str.split`` and the old ``regexp_replace`` fold did).
+_SPACE = "[[:space:]\u00a0\u2007\u202f]+"
+
+
+def phrase_pattern(phrase: str) -> str:
+    """A PostgreSQL regular expression (for ``~*``) of text holding ``phrase``: its words in order, any run of
+    white space between them, anywhere (inside a longer word too, as a substring match). The text's trigram index
+    (0008_section_lookup) answers it from the words' trigrams."""
+    return _SPACE.join(re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", word) for word in phrase.lower().split())
 
 
 def span_filter(
@@ -89,8 +94,7 @@ def span_filter(
         sections=query.sections,
         section_likes=section_likes(query.sections),
         section_patterns=marker_patterns(query.sections),
-        phrase_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.phrases),
-        phrases=tuple(p for p in query.phrases if _WORDS_ONLY.fullmatch(p)),
+        phrase_patterns=tuple(phrase_pattern(p) for p in query.phrases),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
         doc_ids=doc_ids,
@@ -130,7 +134,7 @@ def lexical_query(query: Query, text: str, doc_ids: tuple[str, ...], settings: F
         context_boost=settings.context_boost,
         ids_boost=settings.ids_boost,
         text=text,
-        phrases=tuple(p for p in query.phrases if _WORDS_ONLY.fullmatch(p)),
+        phrases=query.phrases,
         excluded_terms=query.excluded_terms,
         excluded_phrases=query.excluded_phrases,
         doc_ids=doc_ids,

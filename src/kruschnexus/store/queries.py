@@ -258,11 +258,8 @@ class SpanFilter:
         sections: the span's section is one of these, below one (``LIKE`` patterns in ``section_likes``),
             or has one as an ancestor, or a line of its text opens with one (case-insensitive regular expressions
             in ``section_patterns``, loose: fusion keeps only spans whose line markers name the section).
-        phrase_likes: lower-cased ``LIKE`` patterns the whitespace-folded text must all match.
-        phrases: phrases of words among them, as the user wrote them: each must also match as a full-text phrase
-            (``phraseto_tsquery``), which the full-text index answers, so that the phrase is looked up instead of
-            tried on every span (a phrase without a word the index keeps, ``"the"``, restricts by its pattern
-            alone).
+        phrase_patterns: case-insensitive regular expressions the text must all match, one per quoted phrase (its
+            words in order, any white space between them); the text's trigram index answers them.
         mention_patterns: case-insensitive regular expressions one of which the text must match (a section the
             question names, mentioned in a passage of a document that lacks it).
         excluded_likes: patterns none of which may match.
@@ -282,8 +279,7 @@ class SpanFilter:
     sections: tuple[str, ...] = ()
     section_likes: tuple[str, ...] = ()
     section_patterns: tuple[str, ...] = ()
-    phrase_likes: tuple[str, ...] = ()
-    phrases: tuple[str, ...] = ()
+    phrase_patterns: tuple[str, ...] = ()
     mention_patterns: tuple[str, ...] = ()
     excluded_likes: tuple[str, ...] = ()
     excluded_terms: tuple[str, ...] = ()
@@ -297,7 +293,7 @@ class SpanFilter:
         """Phrases and sections are answered by their indexes only in a plan made for their values: a phrase's
         full-text query folds to a constant, a section's patterns show their fixed prefixes. A cached generic plan
         (psycopg prepares a statement run five times) would try them on every span."""
-        return bool(self.phrases or self.sections)
+        return bool(self.phrase_patterns or self.sections)
 
     @property
     def pinned(self) -> bool:
@@ -356,10 +352,10 @@ def span_filter_sql(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         params["source_likes"] = list(f.source_likes)
     if f.sections:
         clauses.append(_section_clause(f, params))
-    clauses.extend(_phrase_clauses(f, params))
-    if f.phrase_likes:
-        clauses.append(sql.SQL(_FOLDED_TEXT + " LIKE ALL(%(phrase_likes)s)"))
-        params["phrase_likes"] = list(f.phrase_likes)
+    for i, pattern in enumerate(f.phrase_patterns):
+        # One condition per phrase, planned for its value (run_leg), so the trigram index answers it.
+        clauses.append(sql.SQL("s.text ~* {}").format(sql.Placeholder(f"phrase_{i}")))
+        params[f"phrase_{i}"] = pattern
     if f.mention_patterns:
         clauses.append(sql.SQL("s.text ~* ANY(%(mention_patterns)s)"))
         params["mention_patterns"] = list(f.mention_patterns)
@@ -396,18 +392,6 @@ def _section_clause(f: SpanFilter, params: dict[str, Any]) -> sql.Composed:
         params[f"section_pattern_{i}"] = pattern
     params["sections"] = list(f.sections)
     return sql.SQL("({})").format(sql.SQL(" OR ").join(arms))
-
-
-def _phrase_clauses(f: SpanFilter, params: dict[str, Any]) -> list[sql.Composed]:
-    """Each phrase of words holds as a full-text phrase. Immutable in its parameter, the query folds to a constant
-    when planned (``run_leg`` plans each run for its values), so the planner sees ``s.tsv @@ <phrase>`` and reads
-    the full-text index."""
-    clauses = []
-    for i, phrase in enumerate(f.phrases):
-        words = sql.SQL("phraseto_tsquery('english', {})").format(sql.Placeholder(f"phrase_{i}"))
-        clauses.append(sql.SQL("(numnode({words}) = 0 OR s.tsv @@ {words})").format(words=words))
-        params[f"phrase_{i}"] = phrase
-    return clauses
 
 
 _HIT_COLUMNS = sql.SQL(_HIT_COLUMN_LIST)
@@ -468,7 +452,7 @@ def reads_nearest_first(f: SpanFilter) -> bool:
     (document patterns or types, pages, excluded words or phrases) and by nothing that passes few (a named
     document, a section, a phrase, a mention, another version), which :func:`dense_leg` ranks directly."""
     broad = f.doc_types or f.page_ranges or f.source_likes or f.excluded_likes or f.excluded_terms
-    narrow = f.doc_ids or f.names or f.sections or f.phrase_likes or f.mention_patterns or f.pinned
+    narrow = f.doc_ids or f.names or f.sections or f.phrase_patterns or f.mention_patterns or f.pinned
     return bool(broad) and not narrow
 
 
