@@ -445,6 +445,17 @@ def log(message: str) -> None:
 # --------------------------------------------------------------------------- command line
 
 
+def positive(text: str) -> int:
+    """An argument that must be a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Command-line options (``--phase``, ``--texts`` and ``--out`` are for the child processes)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -463,19 +474,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--batch-shapes",
-        type=int,
+        type=positive,
         nargs="+",
         metavar="N",
         help="instead of the rest: the bare model at each of these batch sizes (texts per call), spans/s and peak RSS",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--batch", type=positive, help=argparse.SUPPRESS)
     parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
     parser.add_argument("--texts", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.limit_pages is not None and args.limit_pages < 1:
         parser.error("--limit-pages must be at least 1")
+    if args.batch_shapes and (args.memory_scaling or args.no_memory_scaling):
+        parser.error("--batch-shapes measures the bare model alone: leave out --memory-scaling / --no-memory-scaling")
     if not 0 < args.scaling_pages[0] < args.scaling_pages[1]:
         parser.error("--scaling-pages wants two sizes, SMALL < LARGE, both at least 1")
     return args

@@ -32,7 +32,8 @@ from kruschnexus.config import EF_SEARCH, Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.store.postgres import PgStore
 
-Leg = tuple[Any, dict[str, Any]]
+#: A leg's statement, its parameters, and whether it is planned for its values (``SpanFilter.planned_for_values``).
+Leg = tuple[Any, dict[str, Any], bool]
 
 
 def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
@@ -48,7 +49,10 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     fusion = corpus.fusion_settings()
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)
     vector = corpus.embedder.embed([text])[0]
-    out: list[Leg] = [(dense_sql, {**dense_params, "text": text, "limit": fusion.dense_depth, "vector": vector})]
+    # The exact dense leg (not nearest-first): one statement to run scoped and unscoped. Its phrases and sections are
+    # planned for their values, as run_leg plans them in a search.
+    dense_params = {**dense_params, "text": text, "limit": fusion.dense_depth, "vector": vector}
+    out: list[Leg] = [(dense_sql, dense_params, span_f.planned_for_values)]
     ranked = corpus.lexicon.index(corpus.workspace).search(lexical_query(parsed, text, (), fusion), fusion.sparse_depth)
     if ranked:
         keyed_sql, keyed_params = q.keyed_leg(span_f)
@@ -57,15 +61,17 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
             "key_pages": [h.key[1] for h in ranked],
             "key_ordinals": [h.key[2] for h in ranked],
         }
-        out.append((keyed_sql, {**keyed_params, "text": text, **keys}))
+        out.append((keyed_sql, {**keyed_params, "text": text, **keys}, False))
     return raw, out
 
 
-def unscoped(store: PgStore, statement: Any, params: dict[str, Any]) -> list[Any]:
+def unscoped(store: PgStore, statement: Any, params: dict[str, Any], planned: bool) -> list[Any]:
     """The leg as before row security: the same settings, no scope, no role switch."""
     with store.conn.transaction():
         store.conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(EF_SEARCH)})
         store.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        if planned:
+            store.conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
         return store.conn.execute(statement, params).fetchall()
 
 
@@ -79,10 +85,10 @@ def measure(store: PgStore, prepared: Sequence[tuple[str, list[Leg]]], repeat: i
     out: dict[str, list[float]] = {"scoped": [], "unscoped": []}
     for rep in range(repeat):
         for index, (query, query_legs) in enumerate(prepared):
-            for statement, params in query_legs:
+            for statement, params, planned in query_legs:
                 runs = [
-                    ("scoped", lambda s=statement, a=params: store.run_leg(s, a)),
-                    ("unscoped", lambda s=statement, a=params: unscoped(store, s, a)),
+                    ("scoped", lambda s=statement, a=params, p=planned: store.run_leg(s, a, planned_for_values=p)),
+                    ("unscoped", lambda s=statement, a=params, p=planned: unscoped(store, s, a, p)),
                 ]
                 if (rep + index) % 2:
                     runs.reverse()

@@ -70,6 +70,10 @@ TOPICAL_SHARE = 0.12
 #: ``--like``: spans read from the source workspace, the norm of the noise added to each drawn vector, and the share
 #: of a drawn text's words replaced.
 POOL_SPANS = 50_000
+#: ``--keep``: how the kept workspace was generated (compared before it is measured again).
+KEPT_MANIFEST = "bench-synthetic.json"
+#: Where the synthetic setting's own server is; the rest of the environment's settings apply to it.
+_SERVER_VARIABLES = ("NEXUS_HOME", "NEXUS_DATABASE_URL", "NEXUS_READ_DATABASE_URL")
 POOL_NOISE = 0.35
 POOL_WORD_SWAP = 0.1
 
@@ -129,7 +133,8 @@ class Prepared:
 
     query: str
     search_text: str
-    dense: Callable[[], tuple[Any, dict[str, Any]]]
+    dense: Callable[[], tuple[list[Any], tuple[Any, dict[str, Any]]]]
+    exact: Callable[[], list[Any]]
     sparse: Callable[[], object]
     planned_for_values: bool
     filtered: bool
@@ -139,7 +144,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.query import parse_query
     from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, span_filter
-    from kruschnexus.store.queries import SpanFilter
+    from kruschnexus.store.queries import SpanFilter, dense_leg
 
     parsed = parse_query(raw)
     span_f = span_filter(parsed, corpus.workspace)
@@ -147,9 +152,15 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     fusion = corpus.fusion_settings()
     store, dim = corpus.store, corpus.embedder.dim
 
-    def dense() -> tuple[Any, dict[str, Any]]:
-        """The dense leg as the search runs it; the statement that gave its rows."""
-        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion)[1]
+    def dense() -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
+        """The dense leg as the search runs it: its rows, and the statement that gave them."""
+        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion)
+
+    def exact() -> list[Any]:
+        """Every span that passes the filter ranked by its exact distance (no index scan): the reference."""
+        statement, params = dense_leg(span_f, dim)
+        bound = {**params, "text": parsed.search_text, "limit": fusion.dense_depth, "vector": vector}
+        return store.run_leg(statement, bound, fusion.ef_search, span_f.planned_for_values, exact=True)
 
     index = corpus.lexicon.index(corpus.workspace)
     lexical = lexical_query(parsed, parsed.search_text, (), fusion)
@@ -160,26 +171,26 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
     filtered = span_f != SpanFilter(workspace=corpus.workspace)
-    return Prepared(raw, parsed.search_text, dense, sparse, span_f.planned_for_values, filtered)
+    return Prepared(raw, parsed.search_text, dense, exact, sparse, span_f.planned_for_values, filtered)
 
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
     """True when the planner serves the dense leg from the HNSW index (EXPLAIN under the leg's settings)."""
-    statement, params = prepared.dense()
+    statement, params = prepared.dense()[1]
     plan = store.explain_leg(statement, params, planned_for_values=prepared.planned_for_values)
     return any(f"spans_hnsw_d{dim}" in line for line in plan)
 
 
-def recall(store: PgStore, prepared: Sequence[Prepared]) -> dict[str, Any]:
+def recall(prepared: Sequence[Prepared]) -> dict[str, Any]:
     """Recall@k of the dense leg as the search runs it (HNSW at the configured ``ef_search``, iterative scans under
-    filters, nearest-first) against the same statement ranked exactly (no index scan), at k = 10 and at the leg's
-    depth, over the queries whose exact ranking has k spans: plain queries and filtered ones apart."""
+    filters, nearest-first) against every passing span ranked by exact distance (no index scan), at k = 10 and at the
+    leg's depth, over the queries with at least k passing spans: plain queries and filtered ones apart."""
     out: dict[str, Any] = {}
     per: dict[str, dict[int, list[float]]] = {"plain": {10: [], 0: []}, "filtered": {10: [], 0: []}}
     for p in prepared:
-        statement, params = p.dense()
-        served = [r.key for r in store.run_leg(statement, params, planned_for_values=p.planned_for_values)]
-        exact = [r.key for r in store.run_leg(statement, params, planned_for_values=p.planned_for_values, exact=True)]
+        rows, (_, params) = p.dense()
+        served = [r.key for r in rows]
+        exact = [r.key for r in p.exact()]
         kind = "filtered" if p.filtered else "plain"
         for k in (10, 0):
             depth = k or int(params["limit"])
@@ -257,7 +268,7 @@ def measure(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, An
         "latency": summary,
         "ratio_full_over_bare": {key: full[key] / bare[key] for key in ("p50_ms", "p95_ms", "mean_ms")},
         "dense_uses_hnsw": sum(uses_hnsw(corpus.store, p, corpus.embedder.dim) for p in prepared),
-        "recall": recall(corpus.store, prepared),
+        "recall": recall(prepared),
         "per_query": [
             {
                 "query": raw,
@@ -413,11 +424,17 @@ def load_pool(workspace: str, dim: int, limit: int) -> Pool:
     ``NEXUS_DATABASE_URL``), as the corpus setting reads it."""
     from kruschnexus.config import Settings
     from kruschnexus.corpus import Corpus
+    from kruschnexus.errors import ConfigError
 
     settings = Settings.load()
     home = "NEXUS_DATABASE_URL" if settings.database_url else settings.home
-    corpus = Corpus(workspace=workspace, settings=settings)
     try:
+        corpus = Corpus(workspace=workspace, settings=settings)
+    except ConfigError as exc:
+        sys.exit(f"bench/search.py: --like {workspace!r}: {exc}")
+    try:
+        if not corpus.exists():
+            sys.exit(f"bench/search.py: --like: no workspace {workspace!r} in {home} (set NEXUS_HOME to its home)")
         rows = [r for r in corpus.store.span_vectors(workspace, dim, limit) if r.text.strip()]
     finally:
         corpus.close()
@@ -637,7 +654,9 @@ def run_synthetic(
     like: str | None = None,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
-    stays for the next run, which measures it again instead of generating it when it holds ``spans`` spans."""
+    stays for the next run, which measures it again instead of generating it when it was generated the same way
+    (``KEPT_MANIFEST``: spans, ``like``, index during load); a kept workspace generated otherwise is replaced.
+    Ranking settings (``NEXUS_EF_SEARCH``, ``NEXUS_DENSE_SCAN``, ...) are read from the environment."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
     from kruschnexus.embed.local import MODEL_ID
@@ -645,7 +664,8 @@ def run_synthetic(
 
     home = keep or Path(tempfile.mkdtemp(prefix="nexus-bench-search-"))
     try:
-        settings = Settings.load(overrides={"home": str(home)}, env={})
+        env = {k: v for k, v in os.environ.items() if k.startswith("NEXUS_") and k not in _SERVER_VARIABLES}
+        settings = Settings.load(overrides={"home": str(home)}, env=env)
         if embedder is None or embedder.model_id != MODEL_ID:
             embedder = make_embedder(settings)
         corpus = Corpus(workspace=SYNTHETIC_WORKSPACE, settings=settings, embedder=embedder)
@@ -655,11 +675,17 @@ def run_synthetic(
             server_seconds = time.perf_counter() - started
             result: dict[str, Any] = {"setting": "synthetic", "workspace": SYNTHETIC_WORKSPACE}
             names = {w.name for w in corpus.store.workspaces()}
-            kept = SYNTHETIC_WORKSPACE in names and corpus.counts()[2] == spans
-            if kept:
+            wanted = {"spans": spans, "like": like, "index_during_load": index_during_load, "seed": SEED}
+            manifest = home / KEPT_MANIFEST
+            made = json.loads(manifest.read_text(encoding="utf-8")) if keep and manifest.is_file() else None
+            if SYNTHETIC_WORKSPACE in names and made == wanted and corpus.counts()[2] == spans:
                 progress(f"synthetic: measuring the {spans} spans kept in {home}")
-                result["generation"] = {"kept": str(home)}
+                result["generation"] = {"kept": str(home), "like": like}
             else:
+                if SYNTHETIC_WORKSPACE in names:
+                    progress(f"synthetic: {home} holds a workspace generated otherwise; replacing it")
+                    manifest.unlink(missing_ok=True)
+                    corpus.delete()
                 progress(f"synthetic: generating {spans} spans in {home}")
                 pool = None
                 if like:
@@ -668,6 +694,8 @@ def run_synthetic(
                 result["generation"] = generate(corpus, spans, index_during_load, pool)
                 result["generation"]["like"] = like
                 result["generation"]["pool_spans"] = None if pool is None else len(pool.texts)
+                if keep:
+                    manifest.write_text(json.dumps(wanted), encoding="utf-8")
             result["generation"]["server_start_seconds"] = round(server_seconds, 3)
             result["documents"], result["pages"], result["spans"] = corpus.counts()
             progress("synthetic: measuring")
@@ -782,6 +810,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if (args.like or args.keep) and args.generate <= 0:
+        parser.error("--like and --keep shape the synthetic workspace: give --generate N (N > 0)")
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),

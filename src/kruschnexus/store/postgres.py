@@ -71,10 +71,10 @@ def _one(conn: Connection, record: type[_R], statement: Any, params: Mapping[str
 
 
 CATALOGUE = "*"
-#: The functions of a section look-up's indexed conditions, which row security lets an index answer only when
-#: LEAKPROOF (migration 0008 marks them so when it runs as a superuser).
-LOOKUP_FUNCTIONS = ("textlike(text, text)", "texticregexeq(text, text)", "arrayoverlap(anyarray, anyarray)")
 """The scope of operations across workspaces (listing them, sharing kept bytes); not a valid workspace name."""
+#: The functions of the indexed conditions of a section look-up or a quoted phrase, which row security lets an index
+#: answer only when LEAKPROOF (migration 0008 marks them so when it runs as a superuser).
+LOOKUP_FUNCTIONS = ("textlike(text, text)", "texticregexeq(text, text)", "arrayoverlap(anyarray, anyarray)")
 
 
 def _read(method: Callable[Concatenate[PgStore, _P], _T]) -> Callable[Concatenate[PgStore, _P], _T]:
@@ -448,7 +448,6 @@ class PgStore:
             return _all(conn, ReadVersionsRow, q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id})
 
     @_read
-    @_read
     def span_vectors(self, workspace: str, dim: int, limit: int) -> list[SpanVectorRow]:
         """Up to ``limit`` spans of the latest versions with their vectors of dimension ``dim``, in document order
         (what ``bench/search.py --like`` builds realistic spans from)."""
@@ -456,6 +455,7 @@ class PgStore:
             params = {"workspace": workspace, "dim": dim, "limit": limit}
             return _all(conn, SpanVectorRow, q.SELECT_SPAN_VECTORS, params)
 
+    @_read
     def document_vectors(self, workspace: str, doc_id: str, dim: int) -> dict[str, Any]:
         """The stored vectors of one document by embedding key."""
         with self.scoped(workspace) as conn:

@@ -290,9 +290,9 @@ class SpanFilter:
 
     @property
     def planned_for_values(self) -> bool:
-        """Phrases and sections are answered by their indexes only in a plan made for their values: a phrase's
-        full-text query folds to a constant, a section's patterns show their fixed prefixes. A cached generic plan
-        (psycopg prepares a statement run five times) would try them on every span."""
+        """Phrases and sections are answered by their indexes only in a plan made for their values: the trigram
+        index needs a phrase's or a section's pattern, the pattern index a section's fixed prefix. A cached generic
+        plan (psycopg prepares a statement run five times) would try them on every span."""
         return bool(self.phrase_patterns or self.sections)
 
     @property

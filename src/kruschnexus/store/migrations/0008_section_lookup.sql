@@ -8,10 +8,13 @@ CREATE INDEX spans_section_pattern ON spans (workspace, section text_pattern_ops
 CREATE INDEX spans_text_trgm ON spans USING gin (text gin_trgm_ops);
 
 -- As for full-text matching (0003): under row security the planner uses these indexes only when the conditions'
--- functions are LEAKPROOF. LIKE, a case-insensitive regular expression and array overlap return a result that
--- depends on their arguments alone, and their errors (a malformed pattern, arrays of two element types) come from
--- the pattern or the types, never from a row's contents; they are marked LEAKPROOF where the migrating role may
--- (a superuser), and `nexus doctor` gives a DBA the same statements otherwise.
+-- functions are LEAKPROOF. PostgreSQL does not mark them so because their errors can carry an argument: a malformed
+-- LIKE or regular-expression pattern, arrays of element types whose equality raises. In this store a pattern is
+-- always a bound value of the question, never a column, and the arrays are text[] of section ids, so no row's
+-- contents can reach an error; and only the store's own statements run on its role. The marking holds for the
+-- whole database, though: a DBA who shares the database with other applications that rely on row security should
+-- weigh it before running the statements `nexus doctor` gives. Marked here only when the migrating role may (a
+-- superuser: the embedded server).
 DO $$
 BEGIN
     IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
