@@ -9,7 +9,6 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -326,11 +325,6 @@ def mention_patterns(mentions: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Embeds questions beside the lexical leg (onnxruntime and the HTTP client of Ollama release the GIL while they
-#: work); two threads: more would only share the same cores.
-_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nexus-embed")
-
-
 @dataclass(frozen=True)
 class _Legs:
     """Both retrieval legs for one question's text; :meth:`run` under a given filter (the text embedded once)."""
@@ -342,14 +336,10 @@ class _Legs:
     text: str
 
     @functools.cached_property
-    def _embedding(self) -> Future[Vectors]:
-        """The question's embedding, computed on a thread of its own from the first time it is asked for."""
-        return _EMBEDDING.submit(lambda: self.embedder.embed([self.text])[0])
-
-    @property
     def vector(self) -> Vectors:
         """The question's embedding (a one-dimensional row)."""
-        return self._embedding.result()
+        row: Vectors = self.embedder.embed([self.text])[0]
+        return row
 
     def run(
         self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
@@ -360,7 +350,7 @@ class _Legs:
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         if "dense" in s.legs:
-            _ = self._embedding  # the model embeds the question while the lexical leg runs
+            dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
@@ -371,8 +361,6 @@ class _Legs:
             ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
-        if "dense" in s.legs:
-            dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
         return _candidates(dense_rows, sparse_rows, scores)
 
 
