@@ -161,10 +161,12 @@ _HIT_COLUMN_LIST = (
     " s.locator, s.header, s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes,"
     " s.text, s.used_ocr, s.ordinal"
 )
-_SPAN_FROM = (
-    "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
+#: A span's document and page, joined within its workspace.
+_SPAN_JOINS = (
+    "JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
     " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
 )
+_SPAN_FROM = "FROM spans s " + _SPAN_JOINS
 _SPAN_ROWS = "SELECT " + _HIT_COLUMN_LIST + " " + _SPAN_FROM + " WHERE s.workspace = %(workspace)s"
 SELECT_SPANS = sql.SQL(_SPAN_ROWS + " ORDER BY d.source, s.doc_id, s.page_number, s.ordinal")
 SELECT_DOCUMENT_HITS = sql.SQL(_SPAN_ROWS + " AND s.doc_id = %(doc_id)s ORDER BY s.page_number, s.ordinal")
@@ -401,18 +403,20 @@ _ALL_TERMS = sql.SQL(
 )
 
 
+def _distance(dim: int) -> sql.Composed:
+    """A span's cosine distance to ``%(vector)s``, in the form the HNSW index of dimension ``dim`` serves."""
+    return sql.SQL("s.embedding::vector({dim}) <=> %(vector)s::vector({dim})").format(dim=sql.Literal(int(dim)))
+
+
 def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
     """Top ``%(limit)s`` spans by cosine (HNSW index of this dimension); needs ``%(vector)s`` and ``%(text)s``."""
     where, params = span_filter_sql(f)
-    typed = sql.SQL("s.embedding::vector({dim})").format(dim=sql.Literal(int(dim)))
-    probe = sql.SQL("%(vector)s::vector({dim})").format(dim=sql.Literal(int(dim)))
     query = sql.SQL(
-        "SELECT {cols}, 1 - ({typed} <=> {probe}) AS cosine, {all_terms} AS fulltext_match {from_}"
-        " WHERE {where} AND s.dim = {dim} ORDER BY {typed} <=> {probe} LIMIT %(limit)s"
+        "SELECT {cols}, 1 - ({distance}) AS cosine, {all_terms} AS fulltext_match {from_}"
+        " WHERE {where} AND s.dim = {dim} ORDER BY {distance} LIMIT %(limit)s"
     ).format(
         cols=_HIT_COLUMNS,
-        typed=typed,
-        probe=probe,
+        distance=_distance(dim),
         all_terms=_ALL_TERMS,
         from_=_FROM,
         where=where,
@@ -426,24 +430,27 @@ def nearest_first_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, 
     without filters: the HNSW index, at scale), then the top ``%(limit)s`` of them that pass ``f``.
 
     When at least ``limit`` pass, they are the leg's answer: no span that passes is nearer than the farthest one
-    read. When fewer pass, the filter is selective and :func:`dense_leg` ranks every span that passes. This spares
-    a filter that passes many spans the planner's choice of ranking all of them exactly, which it makes when it
-    misjudges how many pass (a ``doc:`` pattern, an excluded phrase).
+    read (as far as the index's order is exact: HNSW with relaxed iterative scans is approximate, as for a question
+    without filters). When fewer pass, the filter is selective and :func:`dense_leg` ranks every span that passes.
+    This spares a filter that passes many spans the planner's choice of ranking all of them exactly, which it makes
+    when it misjudges how many pass (a ``doc:`` pattern, an excluded phrase).
     """
     where, params = span_filter_sql(f)
-    typed = sql.SQL("s.embedding::vector({dim})").format(dim=sql.Literal(int(dim)))
-    probe = sql.SQL("%(vector)s::vector({dim})").format(dim=sql.Literal(int(dim)))
     query = sql.SQL(
         "SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match"
-        " FROM (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {typed} <=> {probe} AS distance"
-        " FROM spans s WHERE s.workspace = %(workspace)s AND s.dim = {dim} ORDER BY {typed} <=> {probe}"
+        " FROM (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
+        " FROM spans s WHERE s.workspace = %(workspace)s AND s.dim = {dim} ORDER BY {distance}"
         " LIMIT %(scan)s) n"
         " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
-        " AND s.ordinal = n.ordinal"
-        " JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
-        " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
-        " WHERE {where} ORDER BY n.distance LIMIT %(limit)s"
-    ).format(cols=_HIT_COLUMNS, typed=typed, probe=probe, all_terms=_ALL_TERMS, where=where, dim=sql.Literal(int(dim)))
+        " AND s.ordinal = n.ordinal {joins} WHERE {where} ORDER BY n.distance LIMIT %(limit)s"
+    ).format(
+        cols=_HIT_COLUMNS,
+        distance=_distance(dim),
+        all_terms=_ALL_TERMS,
+        joins=sql.SQL(_SPAN_JOINS),
+        where=where,
+        dim=sql.Literal(int(dim)),
+    )
     return query, params
 
 
