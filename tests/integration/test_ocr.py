@@ -193,3 +193,39 @@ def test_rotated_ccitt_scan_has_upright_boxes() -> None:
     for x0, y0, x1, y1 in long_lines:
         assert 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
         assert x1 - x0 > 5 * (y1 - y0)  # a line of text runs across the upright page, not down it
+
+
+def test_a_scans_coloured_headings_and_links_are_read(tmp_path: Path) -> None:
+    """A page printed with a heading in Word's blue, a dark-blue and a red heading and a hyperlink, scanned in grey:
+    the lighter ink is text in lines of its own, and OCR reads it (before, ink 70 grey levels lighter than the
+    body's was all dropped as a stamp's, and the blue heading and the link with it). A note in 50% grey is pale ink
+    (a service's footer is printed so) and is still dropped."""
+    from reportlab.pdfgen import canvas
+
+    from tests.pdfgen import scanned_copy
+
+    path = tmp_path / "coloured.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    lines = [
+        ("ARTICLE 4. RENT AND SECURITY DEPOSIT", 0x2F5496, "Helvetica-Bold", 14),
+        ("The Tenant shall pay the monthly rent on the first day of each month without demand.", 0, "Times-Roman", 11),
+        ("Section 4.2 Late Charges", 0x1F3864, "Helvetica-Bold", 12),
+        ("A late charge of five percent applies to any payment received after the tenth day.", 0, "Times-Roman", 11),
+        ("Section 4.3 Holdover Rent", 0xC00000, "Helvetica-Bold", 12),
+        ("Holdover rent equals one hundred fifty percent of the last monthly rent.", 0, "Times-Roman", 11),
+        ("Visit https://example.com/lease for the schedule of charges.", 0x0563C1, "Times-Roman", 11),
+        ("Note: this summary is printed in grey.", 0x7F7F7F, "Times-Roman", 11),
+    ]
+    y = 720.0
+    for text, rgb, font, size in lines:
+        c.setFillColorRGB((rgb >> 16) / 255, (rgb >> 8 & 255) / 255, (rgb & 255) / 255)
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= size * 2
+    c.showPage()
+    c.save()
+    with PdfSource(scanned_copy(path, tmp_path / "coloured_scan.pdf"), ReadOptions(ocr=OcrMode.ALWAYS)) as source:
+        text = " ".join(source.page(1).text.split())
+    for printed, *_ in lines[:-1]:
+        assert printed in text, (printed, text)
+    assert "grey" not in text

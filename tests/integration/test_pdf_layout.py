@@ -181,11 +181,14 @@ def test_stamps_over_real_pdfs_keep_their_floor() -> None:
     laid-over ink read as stamps: 34 corrupted characters of 31,706 on 4 of 14 pages (an opaque PAID landing
     mostly on white space between centred title lines), stamp recall 0.94; before: 97 on 14 pages, 0.80. With a
     stamp letter lying on body letters half inside its height making its run an overlay (pdf-9): 12 on 2 pages,
-    0.97 (an opaque PAID on white space, which nothing tells from a red heading).
+    0.97 (an opaque PAID on white space). With a run of hued ink drawn from a form XObject painted after the body
+    read as laid on (pdf-10): 0, 1.0.
 
     Through OCR (each page a 200 dpi grey scan): before the body's ink was kept apart, a mean character error rate
     of 0.148 (max 0.43; 0.032 on the unstamped scans) and 20 stamp words in spans; after, 0.015 (max 0.059; 0.011
-    unstamped) and 7 (the translucent blue initials, as dark in grey as the body's ink allows)."""
+    unstamped) and 7 (the translucent blue initials, as dark in grey as the body's ink allows). Keeping lighter ink
+    that is a level line of text of its own (a scan's blue heading, pdf-10): 0.016 (max 0.059) and 8 (the
+    initials, and one PAID on white space)."""
     stamps = load_bench("stamps")
     pages: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,6 +200,6 @@ def test_stamps_over_real_pdfs_keep_their_floor() -> None:
     report = stamps.summary(pages, 0.0)
     totals = {k: v for k, v in report.items() if k != "per_page"}
     assert report["pages"] == 14 and report["boxes_moved"] == 0, report
-    assert report["corrupted"] <= 15 and report["stamp_recall"] >= 0.95, totals
+    assert report["corrupted"] == 0 and report["stamp_recall"] >= 0.99, totals
     assert report["ocr_cer_mean"] <= 0.02 and report["ocr_cer_max"] <= 0.08, totals
-    assert report["ocr_cer_unstamped_mean"] <= 0.015 and report["ocr_stamp_words"] <= 7, totals
+    assert report["ocr_cer_unstamped_mean"] <= 0.015 and report["ocr_stamp_words"] <= 8, totals

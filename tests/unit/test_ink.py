@@ -21,14 +21,73 @@ def cleaned(pixels: NDArray[np.uint8], dpi: float = DPI) -> NDArray[np.uint8]:
     return np.asarray(body_ink(Image.fromarray(pixels), dpi))
 
 
-def test_a_stamp_away_from_the_text_is_dropped_and_the_text_is_untouched() -> None:
+def test_a_seal_away_from_the_text_is_dropped_and_the_text_is_untouched() -> None:
     pixels = page()
     pixels[10:20, 10:60] = 0  # a black word
     pixels[9, 10:60] = 120  # its antialiased rim
-    pixels[60:90, 100:180] = 90  # a red stamp, grey in the scan
+    pixels[40:110, 100:180] = 90  # a red seal, grey in the scan: 70 pixels tall, over four of the text's heights
     out = cleaned(pixels)
     assert (out[5:25, 5:65] == pixels[5:25, 5:65]).all()
-    assert (out[60:90, 100:180] == 255).all()
+    assert (out[40:110, 100:180] == 255).all()
+
+
+def words(pixels: NDArray[np.uint8], top: int, left: int, count: int, level: int) -> None:
+    """``count`` letters 8 pixels wide and 10 tall, 3 pixels apart, inked at ``level``."""
+    for k in range(count):
+        pixels[top : top + 10, left + 11 * k : left + 11 * k + 8] = level
+
+
+def test_a_coloured_heading_away_from_the_text_is_kept() -> None:
+    """A heading in Word's blue (grey 80 in a scan), a hyperlink: a level line of lighter ink of the body's size on
+    white space is text, and OCR must see it."""
+    pixels = page(300, 120)
+    words(pixels, 10, 10, 12, 80)  # the heading
+    words(pixels, 40, 10, 20, 0)  # the paragraph under it
+    assert (cleaned(pixels) == pixels).all()
+
+
+def test_pale_ink_is_dropped_even_as_a_line_of_text() -> None:
+    """A service's footer in 50% grey, a rule, shading: ink more than :data:`PALE` levels lighter than the body's."""
+    pixels = page(300, 120)
+    words(pixels, 40, 10, 20, 0)
+    words(pixels, 90, 10, 20, 150)
+    out = cleaned(pixels)
+    assert (out[40:50] == pixels[40:50]).all() and (out[90:100] == 255).all()
+
+
+def test_a_tilted_line_of_lighter_ink_is_dropped() -> None:
+    """A ``FILED`` date struck askew: the marks of a long piece run at a slope."""
+    pixels = page(300, 120)
+    words(pixels, 10, 10, 20, 0)
+    for k in range(14):  # letters stepping down a pixel each, 11 pixels across: about 5 degrees
+        pixels[60 + k : 70 + k, 20 + 11 * k : 28 + 11 * k] = 90
+    out = cleaned(pixels)
+    assert (out[55:80, 15:180] == 255).all() and (out[10:20] == pixels[10:20]).all()
+
+
+def test_a_stamp_touching_the_text_is_dropped_where_it_is_not_the_texts() -> None:
+    """Initials written into a line: lighter ink within a hair of the body's goes, the body's letters stay."""
+    pixels = page(300, 120)
+    words(pixels, 40, 10, 20, 0)
+    pixels[36:60, 212:240] = 90  # lighter ink across the line's last two letters
+    pixels[40:50, 208:216] = 0
+    pixels[40:50, 219:227] = 0
+    out = cleaned(pixels)
+    assert (out[40:50, 10:228] == pixels[40:50, 10:228]).all()
+    assert (out[53:60, 212:240] == 255).all() and (out[36, 212:240] == 255).all()  # beyond the rims
+
+
+def test_words_inside_a_ring_go_with_it() -> None:
+    """A seal: a ring (a frame, mostly paper inside) and the small word printed in it."""
+    pixels = page(300, 200)
+    words(pixels, 10, 10, 20, 0)
+    pixels[60:180, 100:104] = 90
+    pixels[60:180, 216:220] = 90
+    pixels[60:64, 100:220] = 90
+    pixels[176:180, 100:220] = 90
+    words(pixels, 115, 125, 6, 90)  # "APPROVED" inside the ring
+    out = cleaned(pixels)
+    assert (out[55:185, 95:225] == 255).all() and (out[10:20] == pixels[10:20]).all()
 
 
 def test_a_stamp_over_the_text_keeps_the_letters_under_it() -> None:
@@ -58,7 +117,7 @@ def test_a_blank_page_stays_blank() -> None:
 def test_an_rgb_image_is_read_in_grey_levels() -> None:
     rgb = np.full((50, 50, 3), 255, dtype=np.uint8)
     rgb[10:20, 10:20] = (0, 0, 0)
-    rgb[30:40, 30:40] = (200, 20, 20)  # red ink, grey ~75, far from the black
+    rgb[30:40, 30:40] = (240, 200, 200)  # pale red ink, grey ~212, far from the black
     out = np.asarray(body_ink(Image.fromarray(rgb), DPI))
     assert out.shape == (50, 50) and (out[10:20, 10:20] == 0).all() and (out[30:40, 30:40] == 255).all()
 

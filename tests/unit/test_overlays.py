@@ -3,6 +3,8 @@ stamp; coloured text elsewhere, and touching boxes of one ink, are not."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -96,3 +98,56 @@ def test_a_coloured_link_inside_a_line_stays_body() -> None:
     glyphs = [*line("See the ", 72, 86, BLACK), *line("Schedule", 72 + 8 * 6, 86, BLUE)]
     glyphs += [*line(" for the rent.", 72 + 16 * 6, 86, BLACK), Glyph("\n", None), *body()]
     assert overlaid(glyphs) == set()
+
+
+def laid(glyphs: list[Glyph], paint: int, framed: bool = True) -> list[Glyph]:
+    """``glyphs`` as drawn from the page object at ``paint`` in the paint order (from a form XObject when
+    ``framed``)."""
+    return [replace(g, paint=paint, framed=framed) for g in glyphs]
+
+
+def stamp_texts(glyphs: list[Glyph]) -> list[str]:
+    return [f.text for f in split_fragments(glyphs) if f.is_stamp]
+
+
+def test_an_upright_stamp_laid_on_white_space_after_the_page_is_a_stamp() -> None:
+    """An opaque red ``PAID`` of body size between two paragraphs, clear of every letter: what gives it away is how
+    it reached the page, a form XObject drawn over the finished page."""
+    glyphs = [*laid(body(), 3, framed=False), *laid(line("PAID", 150, 140, RED, size=16, width=10), 4)]
+    assert overlaid(glyphs) == set()
+    assert stamp_texts(glyphs) == ["PAID"]
+    assert [f.text for f in split_fragments(glyphs) if not f.is_stamp] == [
+        "Tenant shall pay the rent on the first day",
+        "of each month without demand or offset.",
+    ]
+
+
+def test_a_coloured_heading_in_the_pages_flow_stays_body() -> None:
+    """The same red word drawn by the page's own content, or from a form XObject drawn before the body's text (a
+    letterhead), or from the one form XObject that is the whole page: typeset, not laid on."""
+    heading = line("RENT", 72, 70, RED, size=16, width=10)
+    in_flow = [*laid(heading, 1, framed=False), Glyph("\n", None), *laid(body(), 2, framed=False)]
+    letterhead = [*laid(heading, 1), Glyph("\n", None), *laid(body(), 2, framed=False)]
+    whole_page = [*laid(heading, 1), Glyph("\n", None), *laid(body(), 1)]
+    for glyphs in (in_flow, letterhead, whole_page):
+        assert stamp_texts(glyphs) == []
+
+
+def test_grey_ink_laid_on_is_left_to_the_running_footers() -> None:
+    """A service's grey ``Source:`` line drawn over every page is furniture, not a stamp."""
+    source = laid(line("Source: ACME CORP, 8-K", 60, 780, 0x808080, size=9), 9)
+    assert stamp_texts([*laid(body(), 2, framed=False), Glyph("\n", None), *source]) == []
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.booleans()), min_size=2, max_size=2),
+    st.sampled_from([BLACK, RED, BLUE, 0x808080]),
+)
+def test_the_bodys_ink_is_never_laid_on(places: list[tuple[int, bool]], colour: int) -> None:
+    """Whatever draws them, the body's letters stay body: only a run of another, hued ink can be laid on."""
+    (body_paint, body_framed), (word_paint, word_framed) = places
+    glyphs = [*laid(body(), body_paint, body_framed), *laid(line("PAID", 150, 140, colour), word_paint, word_framed)]
+    texts = [f.text for f in split_fragments(glyphs) if not f.is_stamp]
+    assert texts[:2] == ["Tenant shall pay the rent on the first day", "of each month without demand or offset."]
+    laid_on_page = colour in (RED, BLUE) and word_framed and word_paint > body_paint
+    assert ("PAID" in stamp_texts(glyphs)) == laid_on_page

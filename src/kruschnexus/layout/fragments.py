@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kruschnexus.layout.overlays import overlaid
+from kruschnexus.layout.overlays import body_colour, body_painted, laid_on, overlaid
 from kruschnexus.model import Rect, union
 from kruschnexus.parse.glyphs import Glyph, assemble
 
@@ -86,8 +86,15 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
             joins.setdefault(len(body), []).append((prev[2] + g.rect[0]) / 2)
         current.append(g)
     _flush(current, body)
-    out = [f for f in (_make(run, False, tuple(joins.get(k, ()))) for k, run in enumerate(body)) if f is not None]
-    out.extend(f for f in (_make(run, True) for run in stamps) if f is not None)
+    ink = body_colour(glyphs)
+    painted = body_painted(glyphs, ink)
+    laid = {k for k, run in enumerate(body) if laid_on(run, ink, painted)}
+    out = [
+        f
+        for f in (_make(run, False, tuple(joins.get(k, ()))) for k, run in enumerate(body) if k not in laid)
+        if f is not None
+    ]
+    out.extend(f for f in (_make(run, True) for run in [*(body[k] for k in sorted(laid)), *stamps]) if f is not None)
     return out
 
 

@@ -26,17 +26,30 @@ INSIDE = 0.5
 RUN_SHARE = 0.3
 #: Colours closer than this (Euclidean distance in 0-255 RGB) are the same ink.
 SAME_INK = 60.0
+#: A colour whose channels differ by this much (0-255) is a hue (a stamp's red, blue or green), not a grey.
+HUED = 60
+
 _CELL = 12.0
+
+
+def body_colour(glyphs: Sequence[Glyph]) -> int | None:
+    """The colour most of the page's printed glyphs have (``None`` when the reader gives none)."""
+    counts = Counter(g.color for g in glyphs if g.rect is not None and g.color is not None and not g.ch.isspace())
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def other_ink(colour: int | None, body: int | None) -> bool:
+    """``colour`` is known and not the body's ink."""
+    return colour is not None and body is not None and _distance(colour, body) > SAME_INK
 
 
 def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
     """Indices of the glyphs (spaces of their runs included) that are ink laid over the body's text."""
-    inked = [i for i, g in enumerate(glyphs) if g.rect is not None and g.color is not None and not g.ch.isspace()]
-    if not inked:
+    body_ink = body_colour(glyphs)
+    if body_ink is None:
         return set()
-    body_ink = Counter(glyphs[i].color for i in inked).most_common(1)[0][0]
-    assert body_ink is not None
-    other = [i for i in inked if _distance(glyphs[i].color, body_ink) > SAME_INK]
+    inked = [i for i, g in enumerate(glyphs) if g.rect is not None and g.color is not None and not g.ch.isspace()]
+    other = [i for i in inked if other_ink(glyphs[i].color, body_ink)]
     if not other:
         return set()
     grid = _Grid([glyphs[i].rect for i in inked if i not in set(other)])
@@ -48,6 +61,38 @@ def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
         if any(i in on_letters for i in run) or (lying and lying >= RUN_SHARE * len(run)):
             out.update(range(run[0], run[-1] + 1))
     return out
+
+
+def body_painted(glyphs: Sequence[Glyph], body: int | None) -> int:
+    """The last place in the page's paint order that draws a glyph of the body's ink (-1 when none does)."""
+    return max(
+        (g.paint for g in glyphs if g.rect is not None and not g.ch.isspace() and not other_ink(g.color, body)),
+        default=-1,
+    )
+
+
+def laid_on(run: Sequence[Glyph], body: int | None, body_paint: int) -> bool:
+    """``run`` is a stamp laid on the finished page: every glyph of one hued ink that is not the body's, drawn from
+    a form XObject painted after every glyph of the body's ink (``body_paint``, from :func:`body_painted`), as
+    stamping tools and flattened stamp annotations add one; however upright, opaque and clear of the text it stands.
+
+    Text a producer typesets is drawn in the page's flow (a coloured heading before the paragraph under it), and a
+    page that is a form XObject as a whole holds the body's ink too; grey ink laid on (a service's ``Source:``
+    line) is left to the running footers."""
+    printed = [g for g in run if g.rect is not None and not g.ch.isspace()]
+    colours = {g.color for g in printed}
+    colour = next(iter(colours)) if len(colours) == 1 else None
+    if not printed or not hued(colour) or not other_ink(colour, body) or not all(g.framed for g in printed):
+        return False
+    return min(g.paint for g in printed) > body_paint
+
+
+def hued(colour: int | None) -> bool:
+    """``colour`` is a hue, not black or a grey."""
+    if colour is None:
+        return False
+    channels = (colour >> 16 & 255, colour >> 8 & 255, colour & 255)
+    return max(channels) - min(channels) >= HUED
 
 
 def _runs(glyphs: Sequence[Glyph], other: list[int]) -> list[list[int]]:

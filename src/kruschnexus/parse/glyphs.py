@@ -41,6 +41,10 @@ class Glyph:
         translucent: the glyph is painted see-through (fill opacity below 98%): a stamp laid over the page, never
             the body's ink.
         color: its fill colour as ``0xRRGGBB`` (``None`` when the reader does not know it, as for OCR).
+        paint: the place in the page's paint order of what draws it (the page content's object, or the form XObject
+            holding it): later is drawn over earlier.
+        framed: it is drawn from a form XObject (a page laid over the page, as stamping tools and flattened
+            stamp annotations add one), not from the page's own content.
     """
 
     ch: str
@@ -49,6 +53,8 @@ class Glyph:
     bold: bool = False
     translucent: bool = False
     color: int | None = None
+    paint: int = 0
+    framed: bool = False
 
     @property
     def is_upright(self) -> bool:
@@ -108,7 +114,7 @@ def _split_shared_boxes(glyphs: Sequence[Glyph]) -> list[Glyph]:
             step = (rect[2] - rect[0]) / (j - k)
             for n, g in enumerate(glyphs[k:j]):
                 part = (rect[0] + n * step, rect[1], rect[0] + (n + 1) * step, rect[3])
-                out.append(Glyph(g.ch, part, g.angle, g.bold, g.translucent, g.color))
+                out.append(Glyph(g.ch, part, g.angle, g.bold, g.translucent, g.color, g.paint, g.framed))
         k = j
     return out
 

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -126,7 +127,7 @@ class PdfFile:
             transform = _Transform(tuple(page.get_cropbox()), rotation)
             textpage = page.get_textpage()
             try:
-                glyphs = list(_glyphs(textpage, transform))
+                glyphs = list(_glyphs(textpage, transform, _painters(page)))
             finally:
                 textpage.close()
             label = self._label(number - 1)
@@ -254,7 +255,37 @@ def _explain_open_error(message: str) -> str:
 OPAQUE = 250
 
 
-def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Glyph]:
+def _painters(page: pdfium.PdfPage) -> dict[int, tuple[int, bool]]:
+    """Each text object's place in the page's paint order (its own, or that of the form XObject holding it) and
+    whether a form XObject holds it, keyed by the object's address."""
+    out: dict[int, tuple[int, bool]] = {}
+    for k in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
+        obj = pdfium_c.FPDFPage_GetObject(page.raw, k)
+        if pdfium_c.FPDFPageObj_GetType(obj) == pdfium_c.FPDF_PAGEOBJ_FORM:
+            _painted_in(obj, k, out, 0)
+        elif pdfium_c.FPDFPageObj_GetType(obj) == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            out[_address(obj)] = (k, False)
+    return out
+
+
+def _painted_in(form: object, order: int, out: dict[int, tuple[int, bool]], depth: int) -> None:
+    for k in range(pdfium_c.FPDFFormObj_CountObjects(form)):
+        obj = pdfium_c.FPDFFormObj_GetObject(form, k)
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            out[_address(obj)] = (order, True)
+        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth < 4:
+            _painted_in(obj, order, out, depth + 1)
+
+
+def _address(obj: Any) -> int:
+    """A pdfium object handle's address (what tells two handles to one object apart from two objects)."""
+    return ctypes.cast(obj, ctypes.c_void_p).value or 0
+
+
+def _glyphs(
+    textpage: pdfium.PdfTextPage, transform: _Transform, painters: dict[int, tuple[int, bool]]
+) -> Iterator[Glyph]:
     handle = textpage.raw
     box = pdfium_c.FS_RECTF()
     rgba = [ctypes.c_uint() for _ in range(4)]
@@ -275,7 +306,8 @@ def _glyphs(textpage: pdfium.PdfTextPage, transform: _Transform) -> Iterator[Gly
         color = (r << 16 | g << 8 | b) if known else None
         # pdfium measures clockwise in page space; the display turns the page clockwise by /Rotate.
         angle = (angle + rotation) if angle >= 0 else 0.0
-        yield Glyph(ch, rect, angle, weight >= 600, bool(known) and a < OPAQUE, color)
+        paint, framed = painters.get(_address(pdfium_c.FPDFText_GetTextObject(handle, i)), (0, False))
+        yield Glyph(ch, rect, angle, weight >= 600, bool(known) and a < OPAQUE, color, paint, framed)
 
 
 #: A filled shape thinner than this (points) is a rule; stroked line segments always are.
