@@ -71,7 +71,7 @@ class Settings:
         ollama_url: base URL of an Ollama server. Env ``NEXUS_OLLAMA_URL``.
         embed_batch: texts per embedding call; ``None`` takes the model's own, measured choice (1 for the local
             model, whose int8 kernels run fastest and in least memory one text at a time; 32 for Ollama, where
-            each call is an HTTP request). Env ``NEXUS_EMBED_BATCH``.
+            each call is an HTTP request). Env ``NEXUS_EMBED_BATCH`` (``auto``: the model's own).
         threads: CPU threads the local model may use. Env ``NEXUS_THREADS``.
         embed_title: put the document's title (the first lines of its first page) before each span's text for the
             embedding model. Env ``NEXUS_EMBED_TITLE``.
@@ -273,6 +273,8 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return str(raw).lower() in ("1", "true", "yes", "on")
         if name in ("section_boost", "floor") or isinstance(default, float):
             return _float(name, raw)
+        if name == "embed_batch" and str(raw).strip().lower() == "auto":
+            return None  # the model's own choice, even where config.toml set a number
         if isinstance(default, int) or name == "embed_batch":
             value = int(raw)
             if value <= 0:

@@ -99,6 +99,14 @@ def test_bad_integer_in_env_names_the_setting(tmp_path: Path, raw: str) -> None:
     assert raw in str(info.value)
 
 
+def test_env_auto_sets_the_embedding_batch_back_to_the_models_own(tmp_path: Path) -> None:
+    """``config.toml`` may fix a batch; ``NEXUS_EMBED_BATCH=auto`` gives the choice back to the model."""
+    write_config(tmp_path, "embed_batch = 16\n")
+    assert Settings.load(env={"NEXUS_HOME": str(tmp_path)}).embed_batch == 16
+    assert Settings.load(env={"NEXUS_HOME": str(tmp_path), "NEXUS_EMBED_BATCH": "auto"}).embed_batch is None
+    assert Settings.load(env={"NEXUS_HOME": str(tmp_path), "NEXUS_EMBED_BATCH": "AUTO"}).embed_batch is None
+
+
 def test_bad_integer_in_config_file_names_the_setting(tmp_path: Path) -> None:
     write_config(tmp_path, 'embed_batch = "many"\n')
     with pytest.raises(ConfigError, match="embed_batch"):
