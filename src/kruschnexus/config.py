@@ -72,6 +72,10 @@ class Settings:
         embed_batch: texts per embedding call; ``None`` takes the model's own, measured choice (1 for the local
             model, whose int8 kernels run fastest and in least memory one text at a time; 32 for Ollama, where
             each call is an HTTP request). Env ``NEXUS_EMBED_BATCH`` (``auto``: the model's own).
+        embed_cache: share vectors between workspaces: a text any workspace embedded with the same model (the same
+            embedding key) is not embedded again, as a document read again in its own workspace already is not. Off
+            by default: with it, an ingest that keeps a vector learns that some workspace holds that text, so turn it
+            on only where every workspace has the same owner. Env ``NEXUS_EMBED_CACHE``.
         threads: CPU threads the local model may use. Env ``NEXUS_THREADS``.
         embed_title: put the document's title (the first lines of its first page) before each span's text for the
             embedding model. Env ``NEXUS_EMBED_TITLE``.
@@ -162,6 +166,7 @@ class Settings:
     embedder: str = "local"
     ollama_url: str = "http://127.0.0.1:11434"
     embed_batch: int | None = None
+    embed_cache: bool = False
     threads: int = 2
     embed_title: bool = False
     chunk_max_chars: int = 900

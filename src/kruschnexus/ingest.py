@@ -503,15 +503,23 @@ class Ingester:
         return len(spans)
 
     def _vectors(self, writer: DocumentWriter, texts: list[str], keys: list[str], clock: _Clock) -> list[Any]:
-        """A vector for each text: a stored span's with the same key, or the model's (for those alone)."""
+        """A vector for each text: a stored span's with the same key (in this workspace, or in the embedding cache
+        shared between workspaces when it is on), or the model's (for those alone)."""
+        dim = self.embedder.dim
         known = {key: self._kept[key] for key in keys if key in self._kept}
         with clock.timing("store"):
-            known.update(writer.vectors_by_key(self.workspace, self.embedder.dim, [k for k in keys if k not in known]))
+            known.update(writer.vectors_by_key(self.workspace, dim, [k for k in keys if k not in known]))
+            if self.settings.embed_cache:
+                known.update(writer.cached_vectors(dim, [k for k in keys if k not in known]))
         missing = [i for i, key in enumerate(keys) if key not in known]
         with clock.timing("embed"):
             fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
         self._reused += len(texts) - len(missing)
-        return [known[key] if key in known else next(fresh) for key in keys]
+        vectors = [known[key] if key in known else next(fresh) for key in keys]
+        if self.settings.embed_cache:
+            with clock.timing("store"):
+                writer.cache_vectors(dim, dict(zip(keys, vectors, strict=True)))
+        return vectors
 
     def _page_record(self, doc_id: str, page: Page) -> PageRecord:
         return PageRecord(

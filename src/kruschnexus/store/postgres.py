@@ -306,13 +306,18 @@ class PgStore:
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""
         with self.scoped(name) as conn:
-            return conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+            keys = _keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
+            existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+            _forget_vectors(conn, name, keys)
+        return existed
 
     def delete_workspace_documents(self, name: str) -> tuple[bool, list[str]]:
         """Remove a workspace; returns whether it existed and the doc ids no other workspace still holds."""
         with self.scoped(name) as conn:
             ids = [str(r["doc_id"]) for r in conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
+            keys = _keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
             existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
+            _forget_vectors(conn, name, keys)
         return existed, [i for i in ids if not self._doc_id_in_use(i)]
 
     def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
@@ -321,8 +326,10 @@ class PgStore:
         whether no workspace holds its bytes any more."""
         params = {"workspace": workspace, "doc_id": doc_id}
         with self.scoped(workspace) as conn:
+            keys = _keys(conn, q.SELECT_DOCUMENT_KEYS, params)
             gone = conn.execute(q.DELETE_DOCUMENT_RETURNING, params).fetchone()
             existed = gone is not None
+            _forget_vectors(conn, workspace, keys)
             if gone is not None:
                 writer = DocumentWriter(conn)
                 writer.announce(workspace, doc_id, "delete")
@@ -641,6 +648,17 @@ class DocumentWriter:
         rows = self._conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
         return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
 
+    def cached_vectors(self, dim: int, keys: Sequence[str]) -> dict[str, Any]:
+        """Vectors of the embedding cache shared between workspaces by key (those found)."""
+        if not keys:
+            return {}
+        rows = self._conn.execute(q.SELECT_CACHED_VECTORS, {"dim": dim, "keys": list(keys)})
+        return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
+
+    def cache_vectors(self, dim: int, vectors: Mapping[str, Any]) -> None:
+        """Put vectors in the embedding cache shared between workspaces (a key already there is left as it is)."""
+        self._many(q.INSERT_CACHED_VECTOR, [{"embed_key": k, "dim": dim, "embedding": v} for k, v in vectors.items()])
+
     def pages(self, pages: Sequence[PageRecord]) -> None:
         """Pages (or units)."""
         self._many(q.INSERT_PAGE, [{**values(p), "locator": _json(p.locator)} for p in pages])
@@ -704,3 +722,19 @@ def _redact(dsn: str) -> str:
         scheme, rest = dsn.split("://", 1)
         return f"{scheme}://***@{rest.split('@', 1)[1]}"
     return dsn
+
+
+def _keys(conn: Connection, query: sql.Composable, params: Mapping[str, Any]) -> list[str]:
+    return [str(r["embed_key"]) for r in conn.execute(query, params)]
+
+
+def _forget_vectors(conn: Connection, workspace: str, keys: Sequence[str]) -> None:
+    """Drop from the embedding cache the keys of removed spans that no span of the workspace still uses: a deleted
+    document's vectors do not outlive it there (a key another workspace still uses goes too: a workspace sees no
+    other's spans; its next ingest of that text embeds it again)."""
+    if not keys:
+        return
+    used = set(_keys(conn, q.SELECT_KEYS_IN_USE, {"workspace": workspace, "keys": keys}))
+    gone = [k for k in keys if k not in used]
+    if gone:
+        conn.execute(q.DELETE_CACHED_VECTORS, {"keys": gone})

@@ -154,6 +154,25 @@ SELECT_VECTORS_BY_KEY = sql.SQL(
     "SELECT DISTINCT ON (embed_key) embed_key, embedding FROM spans"
     " WHERE workspace = %(workspace)s AND dim = %(dim)s AND embed_key = ANY(%(keys)s)"
 )
+#: The embedding cache shared between workspaces (migration 0009; only when the cache is on).
+SELECT_CACHED_VECTORS = sql.SQL(
+    "SELECT embed_key, embedding FROM embedding_cache WHERE dim = %(dim)s AND embed_key = ANY(%(keys)s)"
+)
+INSERT_CACHED_VECTOR = sql.SQL(
+    "INSERT INTO embedding_cache (embed_key, dim, embedding) VALUES (%(embed_key)s, %(dim)s, %(embedding)s)"
+    " ON CONFLICT (embed_key) DO NOTHING"
+)
+SELECT_DOCUMENT_KEYS = sql.SQL(
+    "SELECT DISTINCT embed_key FROM spans WHERE workspace = %(workspace)s AND doc_id = %(doc_id)s"
+    " AND embed_key IS NOT NULL"
+)
+SELECT_WORKSPACE_KEYS = sql.SQL(
+    "SELECT DISTINCT embed_key FROM spans WHERE workspace = %(workspace)s AND embed_key IS NOT NULL"
+)
+SELECT_KEYS_IN_USE = sql.SQL(
+    "SELECT DISTINCT embed_key FROM spans WHERE workspace = %(workspace)s AND embed_key = ANY(%(keys)s)"
+)
+DELETE_CACHED_VECTORS = sql.SQL("DELETE FROM embedding_cache WHERE embed_key = ANY(%(keys)s)")
 SELECT_DOCUMENT_INFO = sql.SQL(_DOCUMENT_ROWS + " AND doc_id = %(doc_id)s")
 #: The columns a hit is built from (``wire.hit_from_row``), for every query that returns spans as hits: written once.
 _HIT_COLUMN_LIST = (
