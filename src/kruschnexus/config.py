@@ -278,18 +278,22 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return str(raw).lower() in ("1", "true", "yes", "on")
         if name in ("section_boost", "floor") or isinstance(default, float):
             return _float(name, raw)
-        if name == "embed_batch" and str(raw).strip().lower() == "auto":
-            return None  # the model's own choice, even where config.toml set a number
         if isinstance(default, int) or name == "embed_batch":
-            value = int(raw)
-            if value <= 0:
-                raise ValueError("must be positive")
-            if name == "ef_search" and value > MAX_EF_SEARCH:
-                raise ValueError(f"pgvector allows at most {MAX_EF_SEARCH}")
-            return value
+            return _int(name, raw)
         return None if raw is None else str(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {name!r}: cannot use {raw!r} ({exc})") from exc
+
+
+def _int(name: str, raw: Any) -> int | None:
+    if name == "embed_batch" and str(raw).strip().lower() == "auto":
+        return None  # the model's own choice, even where config.toml set a number
+    value = int(raw)
+    if value <= 0:
+        raise ValueError("must be positive")
+    if name == "ef_search" and value > MAX_EF_SEARCH:
+        raise ValueError(f"pgvector allows at most {MAX_EF_SEARCH}")
+    return value
 
 
 def _float(name: str, raw: Any) -> float:
