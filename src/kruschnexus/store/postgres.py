@@ -724,7 +724,7 @@ def _redact(dsn: str) -> str:
     return dsn
 
 
-def _keys(conn: Connection, query: sql.Composable, params: Mapping[str, Any]) -> list[str]:
+def _keys(conn: Connection, query: sql.SQL, params: Mapping[str, Any]) -> list[str]:
     return [str(r["embed_key"]) for r in conn.execute(query, params)]
 
 
