@@ -216,3 +216,46 @@ def test_answers_are_unpickled_with_an_allow_list() -> None:
 
     with pytest.raises(pickle.UnpicklingError, match="may not contain"):
         reader_module._loads(pickle.dumps(PageRead(Hostile(), None)))  # type: ignore[arg-type]
+
+
+#: A reader whose file fails on its third page, after the ingester asked for pages ahead of it.
+_FAILS_ON_PAGE_THREE = (
+    "import sys\n"
+    "from kruschnexus.errors import ParseError\n"
+    "from kruschnexus.worker import child\n"
+    "real = child.open_source\n"
+    "class Failing:\n"
+    "    def __init__(self, source): self.source = source\n"
+    "    def __enter__(self): self.source.__enter__(); return self\n"
+    "    def __exit__(self, *exc): return self.source.__exit__(*exc)\n"
+    "    def __getattr__(self, name): return getattr(self.source, name)\n"
+    "    def pages(self):\n"
+    "        for page in self.source.pages():\n"
+    "            if page.number == 3:\n"
+    "                raise ParseError(self.source.path, 'page three is damaged', 3)\n"
+    "            yield page\n"
+    "def failing(path, *args, **kwargs):\n"
+    "    source = real(path, *args, **kwargs)\n"
+    "    return Failing(source) if str(path).endswith('long.pdf') else source\n"
+    "child.open_source = failing\n"
+    "child.main(sys.argv[1:])\n"
+)
+
+
+def test_pages_asked_ahead_of_a_failure_leave_the_reader_serving_the_next_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The ingester asks for several pages ahead (reading overlaps embedding); when the file fails on a page, the
+    pages read before it arrive in order, the failure names its page, and the requests still queued are dropped by
+    the same reader, which reads the next file."""
+    monkeypatch.setattr(reader_module, "_BOOT", _FAILS_ON_PAGE_THREE)
+    path = long_agreement(tmp_path / "long.pdf", 6)
+    with ReadWorker() as worker:
+        seen: list[int] = []
+        with pytest.raises(ParseError) as caught, worker.open(path, options=NO_OCR) as remote:
+            seen.extend(page.number for page in remote.pages())
+        assert seen == [1, 2] and caught.value.page == 3 and "page three" in caught.value.reason
+        pid = worker.pid
+        with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as remote:
+            assert [p.number for p in remote.pages()] == list(range(1, remote.page_count + 1))
+        assert worker.pid == pid, "the same reader process"

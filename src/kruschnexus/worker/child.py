@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import resource
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -23,6 +25,9 @@ from kruschnexus.model import Page
 
 #: Exit status of a reader that ran out of memory (it says so first when it can).
 MEMORY_EXIT = 75
+#: Pages the ingester asks for ahead of the one it works on, and pages read waiting to be sent: reading goes on while
+#: the ingester embeds (a batch of spans takes the model longer than reading a page).
+AHEAD = 4
 _PR_SET_PDEATHSIG = 1
 _M_ARENA_MAX = -8
 
@@ -44,6 +49,8 @@ def serve(conn: Connection) -> None:
         _send(conn, msg.Ready())
         while True:
             request = _recv(conn)
+            if isinstance(request, msg.Next):
+                continue  # asked ahead for a file whose read ended (its end, or an error): nothing to read
             if not isinstance(request, msg.Open):
                 return
             _serve_file(conn, Path(request.path), request.kind, request.options, request.chunk_max_chars)
@@ -81,20 +88,66 @@ def _serve_file(conn: Connection, path: Path, kind: str | None, options: ReadOpt
 
 
 def _stream(conn: Connection, pages: Iterator[Page], max_chars: int | None) -> None:
+    """Answer each ``Next`` with the next page (``End`` after the last) until ``Close``. Pages go out through a
+    :class:`_Sender`, so that the next page is read while this one waits for the ingester to take it."""
     tracker = SectionTracker()
+    sender = _Sender(conn)
     try:
         while isinstance(_recv(conn), msg.Next):
             page = next(pages, None)
             if page is None:
-                _send(conn, msg.End())
+                sender.send(msg.End())
             else:
                 chunks = None if max_chars is None else chunk_page(page, tracker, max_chars)
-                _send(conn, msg.PageRead(page, chunks))
+                sender.send(msg.PageRead(page, chunks))
     finally:
+        sender.close()  # every page read is sent (or the ingester is gone) before any other answer
         close = getattr(pages, "close", None)  # a generator: stops OCR still queued for pages nobody wants
         if close is not None:
             close()
     _send(conn, msg.Closed())
+
+
+class _Sender:
+    """Sends a file's pages from a thread of its own, in order.
+
+    A page's message is larger than the socket's buffer, so sending it waits until the ingester takes it, which it
+    does between embedding batches: sent from the reading thread, it would hold up reading the pages the ingester
+    has already asked for. Pages wait here at most :data:`AHEAD` at a time (memory stays flat), and the reading
+    thread never sends while this one holds messages (answers stay in order)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._queue: queue.Queue[msg.Answer | None] = queue.Queue(maxsize=AHEAD)
+        self._gone = False
+        self._thread = threading.Thread(target=self._run, name="reader-sender", daemon=True)
+        self._thread.start()
+
+    def send(self, message: msg.Answer) -> None:
+        """Queue ``message`` (waits while :data:`AHEAD` are queued)."""
+        if self._gone:
+            raise _ParentGone()
+        self._queue.put(message)
+
+    def close(self) -> None:
+        """Wait until every queued message is sent, then stop the thread.
+
+        Raises:
+            _ParentGone: the ingester closed its end meanwhile.
+        """
+        self._queue.put(None)
+        self._thread.join()
+        if self._gone:
+            raise _ParentGone()
+
+    def _run(self) -> None:
+        while (message := self._queue.get()) is not None:
+            if self._gone:
+                continue  # drain: the reading thread may still be queueing
+            try:
+                self._conn.send(message)
+            except OSError:
+                self._gone = True
 
 
 def _recv(conn: Connection) -> msg.Request:

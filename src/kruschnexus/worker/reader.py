@@ -12,9 +12,11 @@ reader:
   inherited by Tesseract), writes no core files and never writes to stdout;
 - answers one file at a time over a socket pair (:mod:`kruschnexus.worker.messages`): ``Open`` -> ``Opened`` (kind,
   page count, meta), then one ``PageRead`` (a page and its spans) per ``Next``, ``End`` after the last, ``Closed``
-  after ``Close``. The ingester asks for page
-  *n + 1* as soon as it has page *n*, so reading the next page overlaps embedding and storing this one, and at most
-  one page is in flight (memory stays flat however long the document).
+  after ``Close``. The ingester keeps :data:`~kruschnexus.worker.child.AHEAD` pages asked for ahead of the one it
+  works on, and the reader sends pages from a thread of its own, so reading the next pages overlaps embedding and
+  storing this one (a page's message is larger than the socket's buffer: sent from the reading thread it would
+  hold up reading until the ingester took it); at most that many pages are in flight (memory stays flat however
+  long the document). Requests still queued when a file's read ends in an error are dropped by the reader.
 
 Time: the ingester counts only the seconds it waits for the reader. Opening may take ``timeout`` seconds; a paged
 document (PDF) then gets ``page_timeout`` more per page; and no single wait (opening, or one page) may exceed
@@ -56,7 +58,7 @@ from kruschnexus.config import Settings
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions
 from kruschnexus.model import Chunk, Page
-from kruschnexus.worker.child import MEMORY_EXIT
+from kruschnexus.worker.child import AHEAD, MEMORY_EXIT
 from kruschnexus.worker.messages import (
     ANSWERS,
     Answer,
@@ -391,7 +393,7 @@ class RemoteSource:
     def _stream(self) -> Iterator[PageRead]:
         if not self._live:
             return
-        if not self._asked:
+        while self._asked < AHEAD:
             self._ask()
         while True:
             number = self._delivered + 1
