@@ -9,7 +9,7 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -50,10 +50,16 @@ from kruschnexus.wire import hit_from_row
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """Hits (best first, at most k) and the trace that explains them."""
+    """Hits (best first, at most k) and the trace that explains them (``explain`` builds it)."""
 
     hits: list[Hit]
-    trace: ExplainTrace
+    explain: Callable[[], ExplainTrace] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def trace(self) -> ExplainTrace:
+        """The trace that explains the hits, built when first asked for (a search that wants only its hits, as
+        :meth:`~kruschnexus.corpus.Corpus.search` does, never pays for it)."""
+        return self.explain()
 
     def response(self, query: str) -> SearchResponse:
         """The answer every surface gives (REST, MCP): the hits and, when there are none, why."""
@@ -232,8 +238,7 @@ def run_search(
     pinned = bool(query.versions) or query.as_of is not None
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
-        trace = _trace(query, embedder, settings, [], {}, 0, None, unknown)
-        return SearchOutcome([], trace)
+        return SearchOutcome([], functools.partial(_trace, query, embedder, settings, [], {}, 0, None, unknown))
     doc_ids = match.doc_ids if match else ()
     text = query.search_text
     if match is not None:
@@ -289,7 +294,8 @@ def run_search(
     unsearchable = None
     if match is not None and not hits and not index.span_count(match.doc_ids):
         unsearchable = store.document_sources(workspace, [match.doc_id]).get(match.doc_id, match.doc_id)
-    trace = _trace(
+    trace = functools.partial(
+        _trace,
         query,
         embedder,
         settings,

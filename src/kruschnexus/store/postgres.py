@@ -168,9 +168,10 @@ class PgStore:
         )
 
     @contextlib.contextmanager
-    def scoped(self, workspace: str) -> Iterator[Connection]:
+    def scoped(self, workspace: str, settings: Mapping[str, str] | None = None) -> Iterator[Connection]:
         """A transaction acting for ``workspace`` (:data:`CATALOGUE` for every workspace): row-level security
-        shows and accepts only its rows. Nested use keeps the outer scope's role.
+        shows and accepts only its rows. Nested use keeps the outer scope's role. ``settings``: more
+        transaction-local settings (name to value), set in the same statement.
 
         A connection found lost is replaced first (see :class:`~kruschnexus.store.database.Database`).
 
@@ -181,9 +182,12 @@ class PgStore:
             self._replace_connection()
         try:
             with self.conn.transaction():
-                self.conn.execute(q.SET_WORKSPACE, {"workspace": workspace})
-                if self._lower_role and workspace != CATALOGUE:
-                    self.conn.execute(q.SET_SCOPED_ROLE)
+                extra = list((settings or {}).items())
+                params = {"workspace": workspace}
+                for i, (name, value) in enumerate(extra):
+                    params[f"setting_{i}"], params[f"value_{i}"] = name, value
+                lower = self._lower_role and workspace != CATALOGUE
+                self.conn.execute(q.scope_statement(lower, len(extra)), params)
                 yield self.conn
         except psycopg.OperationalError as exc:
             if self.conn.closed or self.conn.broken:
@@ -541,11 +545,10 @@ class PgStore:
     @contextlib.contextmanager
     def _leg_scope(self, params: Mapping[str, Any], ef_search: int, planned_for_values: bool) -> Iterator[Connection]:
         """A leg's transaction: its workspace's scope, HNSW with a beam of ``ef_search``, iterative scans."""
-        with self.scoped(str(params["workspace"])) as conn:
-            conn.execute("SELECT set_config('hnsw.ef_search', %(ef)s, true)", {"ef": str(ef_search)})
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            if planned_for_values:
-                conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        settings = {"hnsw.ef_search": str(ef_search), "hnsw.iterative_scan": "relaxed_order"}
+        if planned_for_values:
+            settings["plan_cache_mode"] = "force_custom_plan"
+        with self.scoped(str(params["workspace"]), settings) as conn:
             yield conn
 
     def drop_vector_index(self, dim: int) -> None:

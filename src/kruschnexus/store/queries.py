@@ -34,8 +34,22 @@ INSERT_WORKSPACE = sql.SQL(
     "INSERT INTO workspaces (name, model_id, dim) VALUES (%(name)s, %(model_id)s, %(dim)s)"
     " ON CONFLICT (name) DO NOTHING RETURNING name"
 )
-SET_WORKSPACE = sql.SQL("SELECT set_config('nexus.workspace', %(workspace)s, true)")
-SET_SCOPED_ROLE = sql.SQL("SET LOCAL ROLE nexus_workspace")
+
+
+def scope_statement(lower_role: bool, settings: int = 0) -> sql.Composed:
+    """One statement (one round trip) that scopes a transaction: ``nexus.workspace`` to ``%(workspace)s``, the role
+    ``nexus_workspace`` when ``lower_role`` (as ``SET LOCAL ROLE``), and ``settings`` more transaction-local
+    settings, names and values bound as ``%(setting_<i>)s`` and ``%(value_<i>)s``."""
+    calls: list[sql.Composable] = [sql.SQL("set_config('nexus.workspace', %(workspace)s, true)")]
+    if lower_role:
+        calls.append(sql.SQL("set_config('role', 'nexus_workspace', true)"))
+    calls.extend(
+        sql.SQL("set_config({}, {}, true)").format(sql.Placeholder(f"setting_{i}"), sql.Placeholder(f"value_{i}"))
+        for i in range(settings)
+    )
+    return sql.SQL("SELECT {}").format(sql.SQL(", ").join(calls))
+
+
 SELECT_ROLE_BYPASS = sql.SQL(
     "SELECT (rolsuper OR rolbypassrls) AS bypass,"
     " EXISTS (SELECT FROM pg_roles WHERE rolname = 'nexus_workspace') AS scoped_role"
