@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +37,7 @@ INSERT_WORKSPACE = sql.SQL(
 )
 
 
+@functools.cache
 def scope_statement(lower_role: bool, settings: int = 0) -> sql.Composed:
     """One statement (one round trip) that scopes a transaction: ``nexus.workspace`` to ``%(workspace)s``, the role
     ``nexus_workspace`` when ``lower_role`` (as ``SET LOCAL ROLE``), and ``settings`` more transaction-local
