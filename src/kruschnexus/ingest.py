@@ -197,6 +197,8 @@ class Ingester:
         self._reused = 0
         #: Vectors of the document being read again, by embedding key (see :meth:`reread`).
         self._kept: dict[str, Any] = {}
+        #: Vectors of the document being stored that the embedding cache lacks, written to it after the commit.
+        self._to_cache: dict[str, Any] = {}
 
     def close(self) -> None:
         """Stop the reader process (a later file starts another), unless it was lent."""
@@ -383,6 +385,7 @@ class Ingester:
         replace = identity.version is not None
         self._title = None
         self._reused = 0
+        self._to_cache = {}
         clock = _Clock({})
         with ExitStack() as opened:
             with clock.timing("read"):  # starting the reader and opening the file
@@ -438,6 +441,10 @@ class Ingester:
                 for doc_id in (digest, *superseded):  # the lexical index holds the latest versions only
                     writer.announce(self.workspace, doc_id, "upsert")
                 blobs.adopt(self.settings.blob_dir, copy, digest)  # only once the file has been read whole
+        if self._to_cache:
+            with clock.timing("store"):
+                self.store.cache_vectors(self.embedder.dim, self._to_cache)
+            self._to_cache = {}
         result.reason = _reader_note(result, getattr(source, "ocr_missing", None))
         if superseded:
             note = f"new version of {identity.name}: v{version - 1} is searched only when asked for (version:N)"
@@ -507,18 +514,19 @@ class Ingester:
         shared between workspaces when it is on), or the model's (for those alone)."""
         dim = self.embedder.dim
         known = {key: self._kept[key] for key in keys if key in self._kept}
+        cached: dict[str, Any] = {}
         with clock.timing("store"):
             known.update(writer.vectors_by_key(self.workspace, dim, [k for k in keys if k not in known]))
             if self.settings.embed_cache:
-                known.update(writer.cached_vectors(dim, [k for k in keys if k not in known]))
+                cached = writer.cached_vectors(dim, [k for k in keys if k not in known])
+                known.update(cached)
         missing = [i for i, key in enumerate(keys) if key not in known]
         with clock.timing("embed"):
             fresh: Iterator[Any] = iter(self.embedder.embed([texts[i] for i in missing]) if missing else [])
         self._reused += len(texts) - len(missing)
         vectors = [known[key] if key in known else next(fresh) for key in keys]
-        if self.settings.embed_cache:
-            with clock.timing("store"):
-                writer.cache_vectors(dim, dict(zip(keys, vectors, strict=True)))
+        if self.settings.embed_cache:  # written once the document is committed (see _store_new)
+            self._to_cache.update((k, v) for k, v in zip(keys, vectors, strict=True) if k not in cached)
         return vectors
 
     def _page_record(self, doc_id: str, page: Page) -> PageRecord:

@@ -80,6 +80,9 @@ def test_keys_of_distributed_tables_carry_the_workspace(
     for table, name, cols in _columns(conn, kind):
         if table in DISTRIBUTED:
             assert DISTRIBUTED[table] in cols, f"{table}.{name} ({', '.join(cols)}) does not include the workspace"
+        if table in SELF_KEYED:
+            assert kind != "f", f"{table}.{name}: a table keyed by its own key refers to no other"
+            assert SELF_KEYED[table] in cols, f"{table}.{name} ({', '.join(cols)}) does not include its key"
 
 
 def test_foreign_keys_between_distributed_tables_join_on_the_workspace(

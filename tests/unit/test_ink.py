@@ -145,3 +145,15 @@ def test_ink_is_only_ever_kept_or_dropped_and_the_darkest_never_changes(
     if ink.size:
         darkest = float(np.percentile(ink, 1.0))
         assert (out[pixels < darkest + LIGHTER] == pixels[pixels < darkest + LIGHTER]).all()
+
+
+def test_a_scanners_edge_shadow_is_no_frame() -> None:
+    """A grey shadow along two edges of the scan is giant and inks little of its box, but it is no stamp's frame:
+    the blue heading inside its box stays."""
+    pixels = page(320, 200)
+    pixels[:, :6] = 90  # the shadow down the left edge
+    pixels[194:, :] = 90  # and along the bottom
+    words(pixels, 20, 60, 12, 80)  # a heading in Word's blue, a margin's width in from the shadow
+    words(pixels, 50, 60, 20, 0)
+    out = cleaned(pixels)
+    assert (out[20:30, 60:200] == pixels[20:30, 60:200]).all()

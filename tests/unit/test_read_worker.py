@@ -17,7 +17,7 @@ from kruschnexus.config import OcrMode
 from kruschnexus.errors import ParseError, UnsupportedFormatError
 from kruschnexus.extract import ReadOptions, open_source
 from kruschnexus.parse.ocr import tesseract_version
-from kruschnexus.worker import ReadLimits, ReadWorker
+from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 from kruschnexus.worker import reader as reader_module
 from tests.conftest import FIXTURES
 from tests.pdfgen import long_agreement
@@ -259,3 +259,32 @@ def test_pages_asked_ahead_of_a_failure_leave_the_reader_serving_the_next_file(
         with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as remote:
             assert [p.number for p in remote.pages()] == list(range(1, remote.page_count + 1))
         assert worker.pid == pid, "the same reader process"
+
+
+#: A reader whose spans of the second page cannot be pickled (as a page too large to pickle under the memory cap
+#: cannot be): the failure happens in the thread that sends pages.
+_UNPICKLABLE_PAGE_TWO = (
+    "import sys\n"
+    "from kruschnexus.worker import child\n"
+    "real = child.chunk_page\n"
+    "def chunk_page(page, tracker, max_chars):\n"
+    "    chunks = real(page, tracker, max_chars)\n"
+    "    return [*chunks, lambda: None] if page.number == 2 else chunks\n"
+    "child.chunk_page = chunk_page\n"
+    "child.main(sys.argv[1:])\n"
+)
+
+
+def test_a_page_that_cannot_be_sent_is_a_reader_bug_at_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Pages are sent from a thread of the reader's own; what stops that thread reaches the ingester as the reader's
+    answer (here a bug with its traceback), not as a reader that stops answering until the time limit."""
+    monkeypatch.setattr(reader_module, "_BOOT", _UNPICKLABLE_PAGE_TWO)
+    path = long_agreement(tmp_path / "long.pdf", 6)
+    with ReadWorker(ReadLimits(timeout=600)) as worker:  # had the reader stopped answering: a timeout, not a bug
+        seen: list[int] = []
+        with pytest.raises(ReaderBugError) as caught:
+            with worker.open(path, options=NO_OCR, chunk_max_chars=900) as remote:
+                seen.extend(page.number for page, _ in remote.chunked_pages())
+        assert seen == [1] and "pickle" in caught.value.remote_traceback.lower(), caught.value.remote_traceback
+        with worker.open(FIXTURES / "sample_contract.pdf", options=NO_OCR) as remote:
+            assert list(remote.pages())

@@ -113,3 +113,13 @@ def test_a_phrase_becomes_one_pattern_of_its_words() -> None:
     f = span_filter(parse_query('"events of default" "8.22" rent'), "w")
     _, params = q.dense_leg(f, 384)
     assert (params["phrase_0"], params["phrase_1"]) == f.phrase_patterns and f.planned_for_values
+
+
+def test_a_scope_is_one_statement_of_bound_values() -> None:
+    """The workspace, the lowered role and a leg's settings are set in one statement; every name and value is
+    bound, none is in the text."""
+    assert q.scope_statement(False).as_string(None) == "SELECT set_config('nexus.workspace', %(workspace)s, true)"
+    assert q.scope_statement(True, 2).as_string(None) == (
+        "SELECT set_config('nexus.workspace', %(workspace)s, true), set_config('role', 'nexus_workspace', true),"
+        " set_config(%(setting_0)s, %(value_0)s, true), set_config(%(setting_1)s, %(value_1)s, true)"
+    )

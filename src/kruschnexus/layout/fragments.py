@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kruschnexus.layout.overlays import body_colour, body_painted, laid_on, overlaid
+from kruschnexus.layout.overlays import body_colour, laid_on, last_body_paint, overlaid
 from kruschnexus.model import Rect, union
 from kruschnexus.parse.glyphs import Glyph, assemble
 
@@ -87,7 +87,7 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
         current.append(g)
     _flush(current, body)
     ink = body_colour(glyphs)
-    painted = body_painted(glyphs, ink)
+    painted = last_body_paint(glyphs, ink)
     laid = {k for k, run in enumerate(body) if laid_on(run, ink, painted)}
     out = [
         f

@@ -63,7 +63,7 @@ def overlaid(glyphs: Sequence[Glyph]) -> set[int]:
     return out
 
 
-def body_painted(glyphs: Sequence[Glyph], body: int | None) -> int:
+def last_body_paint(glyphs: Sequence[Glyph], body: int | None) -> int:
     """The last place in the page's paint order that draws a glyph of the body's ink (-1 when none does)."""
     return max(
         (g.paint for g in glyphs if g.rect is not None and not g.ch.isspace() and not other_ink(g.color, body)),
@@ -73,7 +73,7 @@ def body_painted(glyphs: Sequence[Glyph], body: int | None) -> int:
 
 def laid_on(run: Sequence[Glyph], body: int | None, body_paint: int) -> bool:
     """``run`` is a stamp laid on the finished page: every glyph of one hued ink that is not the body's, drawn from
-    a form XObject painted after every glyph of the body's ink (``body_paint``, from :func:`body_painted`), as
+    a form XObject painted after every glyph of the body's ink (``body_paint``, from :func:`last_body_paint`), as
     stamping tools and flattened stamp annotations add one; however upright, opaque and clear of the text it stands.
 
     Text a producer typesets is drawn in the page's flow (a coloured heading before the paragraph under it), and a

@@ -7,13 +7,16 @@ lines into blocks read out of order. But lighter ink is also text: a heading in 
 printed in grey. So lighter ink is read piece by piece (its marks joined into lines, as a line of text joins its
 letters) and a piece is dropped (painted as paper) only when it is not a line of text of its own:
 
-- it comes within a hair of the body's ink (a stamp laid over the text, shading behind it); where it crosses the
-  body's letters those letters keep their ink, and the rims of the body's strokes (the grey of antialiasing, within
-  a fraction of a point of the darkest ink) are the body's;
+- it comes within :data:`TOUCH_PT` of the rims of the body's ink (a stamp laid over the text, shading behind it);
+  where it crosses the body's letters those letters keep their ink, and the rims of the body's strokes (the grey of
+  antialiasing, within a fraction of a point of the darkest ink) are the body's;
 - it is giant (a line of text is not several times taller than the body's letters: a ``CONFIDENTIAL`` across the
   page, a seal's ring, a stamp's frame);
 - it is tilted (text lines run level: a rotated ``RECEIVED``, a ``FILED`` date struck askew);
-- it lies inside a dropped frame (the words inside a seal's ring or a stamp's box).
+- it is pale (shading, rules, a watermark, a service's grey running footer);
+- it lies inside a dropped frame (the words inside a seal's ring or a stamp's box: a giant piece that inks little of
+  its box, is not pale, stays clear of the page's edges and covers a small part of the page; a scanner's edge
+  shadow or a grey table grid is no frame).
 
 Everything else is left as scanned, and nothing of the body is thinned.
 """
@@ -49,8 +52,10 @@ GIANT_HEIGHTS = 4.0
 #: A piece this many times wider than tall whose marks run at more than this slope (degrees) is tilted.
 LONG = 3.0
 TILT_DEGREES = 2.5
-#: A dropped piece that inks less than this share of its box is a frame (a ring, a box): what lies inside it goes too.
+#: A dropped piece that inks less than this share of its box is a frame (a ring, a box): what lies inside it goes too
+#: (unless it is pale, touches the page's edge or its box covers more than :data:`FRAME_MAX_SHARE` of the page).
 FRAME_FILL = 0.35
+FRAME_MAX_SHARE = 0.1
 
 
 def body_ink(image: Image.Image, dpi: float) -> Image.Image:
@@ -110,12 +115,19 @@ def _text_lines(
         faint = float(np.percentile(pixels[box][mine], INKED_PERCENTILE)) >= pale
         if faint or index in touching or giant or _tilted(rows, cols, width, height):
             dropped.append(index)
-            if giant and rows.size < FRAME_FILL * height * width:
+            if giant and not faint and rows.size < FRAME_FILL * height * width and _inside(box, light.shape):
                 frames.append(box)
     keep = light & ~np.isin(labels, dropped)
     for frame in frames:
         keep[frame] = False
     return keep
+
+
+def _inside(box: tuple[slice, ...], shape: tuple[int, ...]) -> bool:
+    """The box stays clear of the image's edges and covers at most :data:`FRAME_MAX_SHARE` of it."""
+    top, bottom, left, right = int(box[0].start), int(box[0].stop), int(box[1].start), int(box[1].stop)
+    clear = top > 0 and left > 0 and bottom < shape[0] and right < shape[1]
+    return clear and (bottom - top) * (right - left) <= FRAME_MAX_SHARE * shape[0] * shape[1]
 
 
 def _tilted(rows: NDArray[np.intp], cols: NDArray[np.intp], width: float, height: float) -> bool:

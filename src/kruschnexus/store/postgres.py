@@ -307,10 +307,18 @@ class PgStore:
             conn.execute(q.hnsw_index_ddl(dim))
         return created is not None
 
+    def cache_vectors(self, dim: int, vectors: Mapping[str, Any]) -> None:
+        """Put vectors in the embedding cache shared between workspaces (a key already there is left as it is), in
+        a short transaction of their own and in key order: never held until a document commits, so two ingests of
+        the same texts neither wait on each other for long nor deadlock."""
+        rows = [{"embed_key": k, "dim": dim, "embedding": vectors[k]} for k in sorted(vectors)]
+        with self.scoped(CATALOGUE) as conn, conn.cursor() as cur:
+            cur.executemany(q.INSERT_CACHED_VECTOR, rows)
+
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""
         with self.scoped(name) as conn:
-            keys = _keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
+            keys = _cached_keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
             existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
             _forget_vectors(conn, name, keys)
         return existed
@@ -319,7 +327,7 @@ class PgStore:
         """Remove a workspace; returns whether it existed and the doc ids no other workspace still holds."""
         with self.scoped(name) as conn:
             ids = [str(r["doc_id"]) for r in conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
-            keys = _keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
+            keys = _cached_keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
             existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
             _forget_vectors(conn, name, keys)
         return existed, [i for i in ids if not self._doc_id_in_use(i)]
@@ -330,7 +338,7 @@ class PgStore:
         whether no workspace holds its bytes any more."""
         params = {"workspace": workspace, "doc_id": doc_id}
         with self.scoped(workspace) as conn:
-            keys = _keys(conn, q.SELECT_DOCUMENT_KEYS, params)
+            keys = _cached_keys(conn, q.SELECT_DOCUMENT_KEYS, params)
             gone = conn.execute(q.DELETE_DOCUMENT_RETURNING, params).fetchone()
             existed = gone is not None
             _forget_vectors(conn, workspace, keys)
@@ -640,9 +648,14 @@ class DocumentWriter:
 
     def remove(self, workspace: str, doc_id: str) -> bool:
         """Delete the stored document (its pages, blocks and spans go with it) before it is stored again in this
-        transaction: a reader sees the old version until commit, then the new one, never neither. False when there
-        was none (deleted meanwhile)."""
-        return self._conn.execute(q.DELETE_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).rowcount > 0
+        transaction: a reader sees the old version until commit, then the new one, never neither; its vectors leave
+        the embedding cache (the new version's go back in when the cache is on). False when there was none (deleted
+        meanwhile)."""
+        params = {"workspace": workspace, "doc_id": doc_id}
+        keys = _cached_keys(self._conn, q.SELECT_DOCUMENT_KEYS, params)
+        existed = self._conn.execute(q.DELETE_DOCUMENT, params).rowcount > 0
+        _forget_vectors(self._conn, workspace, keys)
+        return existed
 
     def vectors_by_key(self, workspace: str, dim: int, keys: Sequence[str]) -> dict[str, Any]:
         """Stored vectors of this workspace by embedding key (those found), read in this transaction."""
@@ -657,10 +670,6 @@ class DocumentWriter:
             return {}
         rows = self._conn.execute(q.SELECT_CACHED_VECTORS, {"dim": dim, "keys": list(keys)})
         return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
-
-    def cache_vectors(self, dim: int, vectors: Mapping[str, Any]) -> None:
-        """Put vectors in the embedding cache shared between workspaces (a key already there is left as it is)."""
-        self._many(q.INSERT_CACHED_VECTOR, [{"embed_key": k, "dim": dim, "embedding": v} for k, v in vectors.items()])
 
     def pages(self, pages: Sequence[PageRecord]) -> None:
         """Pages (or units)."""
@@ -729,6 +738,13 @@ def _redact(dsn: str) -> str:
 
 def _keys(conn: Connection, query: sql.SQL, params: Mapping[str, Any]) -> list[str]:
     return [str(r["embed_key"]) for r in conn.execute(query, params)]
+
+
+def _cached_keys(conn: Connection, query: sql.SQL, params: Mapping[str, Any]) -> list[str]:
+    """The embedding keys of rows about to be deleted, when the embedding cache holds anything (else none: with
+    the cache off, a deletion reads no key)."""
+    row = conn.execute(q.CACHE_IS_EMPTY).fetchone()
+    return [] if row is None or row["empty"] else _keys(conn, query, params)
 
 
 def _forget_vectors(conn: Connection, workspace: str, keys: Sequence[str]) -> None:

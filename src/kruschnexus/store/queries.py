@@ -185,6 +185,7 @@ SELECT_DOCUMENT_KEYS = sql.SQL(
 SELECT_WORKSPACE_KEYS = sql.SQL(
     "SELECT DISTINCT embed_key FROM spans WHERE workspace = %(workspace)s AND embed_key IS NOT NULL"
 )
+CACHE_IS_EMPTY = sql.SQL("SELECT NOT EXISTS (SELECT FROM embedding_cache) AS empty")
 SELECT_KEYS_IN_USE = sql.SQL(
     "SELECT DISTINCT embed_key FROM spans WHERE workspace = %(workspace)s AND embed_key = ANY(%(keys)s)"
 )

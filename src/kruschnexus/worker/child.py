@@ -120,34 +120,44 @@ class _Sender:
         self._conn = conn
         self._queue: queue.Queue[msg.Answer | None] = queue.Queue(maxsize=AHEAD)
         self._gone = False
+        #: What stopped the thread sending (pickling a page ran out of memory, a page would not pickle): raised in
+        #: the reading thread at its next send, so it is answered as it would have been without this thread.
+        self._failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="reader-sender", daemon=True)
         self._thread.start()
 
     def send(self, message: msg.Answer) -> None:
-        """Queue ``message`` (waits while :data:`AHEAD` are queued)."""
-        if self._gone:
-            raise _ParentGone()
+        """Queue ``message`` (waits while :data:`AHEAD` are queued).
+
+        Raises:
+            _ParentGone: the ingester closed its end.
+            BaseException: what stopped an earlier message from being sent.
+        """
+        self._raise()
         self._queue.put(message)
 
     def close(self) -> None:
-        """Wait until every queued message is sent, then stop the thread.
-
-        Raises:
-            _ParentGone: the ingester closed its end meanwhile.
-        """
+        """Wait until every queued message is sent, then stop the thread (raises as :meth:`send`)."""
         self._queue.put(None)
         self._thread.join()
+        self._raise()
+
+    def _raise(self) -> None:
         if self._gone:
             raise _ParentGone()
+        if self._failure is not None:
+            raise self._failure
 
     def _run(self) -> None:
         while (message := self._queue.get()) is not None:
-            if self._gone:
+            if self._gone or self._failure is not None:
                 continue  # drain: the reading thread may still be queueing
             try:
                 self._conn.send(message)
             except OSError:
                 self._gone = True
+            except BaseException as exc:  # noqa: BLE001 - handed to the reading thread, which answers for it
+                self._failure = exc
 
 
 def _recv(conn: Connection) -> msg.Request:

@@ -1,6 +1,8 @@
 """What the ingester and its reader process say to each other (pickled over their socket pair).
 
-The ingester asks: :class:`Open` a file, then :class:`Next` for each page, :class:`Close` it, or :class:`Exit`.
+The ingester asks: :class:`Open` a file, then :class:`Next` for each page (several ahead of the one it works on),
+:class:`Close` it, or :class:`Exit`; a ``Next`` that arrives when no file is open (asked ahead of a read that ended in
+an error) is dropped.
 The reader answers :class:`Ready` once started; :class:`Opened` after ``Open``; per ``Next`` one :class:`PageRead`
 or :class:`End` after the last page; :class:`Closed` after ``Close``. A failure ends the file with :class:`Failed`
 (a ``ParseError``), :class:`OutOfMemory` (the process then exits) or :class:`Bug` (any other exception, with its
