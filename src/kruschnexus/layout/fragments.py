@@ -86,9 +86,11 @@ def split_fragments(glyphs: Sequence[Glyph]) -> list[Fragment]:
             joins.setdefault(len(body), []).append((prev[2] + g.rect[0]) / 2)
         current.append(g)
     _flush(current, body)
-    ink = body_colour(glyphs)
-    painted = last_body_paint(glyphs, ink)
-    laid = {k for k, run in enumerate(body) if laid_on(run, ink, painted)}
+    laid: set[int] = set()
+    if any(g.framed for g in glyphs):  # only a form XObject lays a stamp on the page: most pages have none
+        ink = body_colour(glyphs)
+        painted = last_body_paint(glyphs, ink)
+        laid = {k for k, run in enumerate(body) if laid_on(run, ink, painted)}
     out = [
         f
         for f in (_make(run, False, tuple(joins.get(k, ()))) for k, run in enumerate(body) if k not in laid)

@@ -317,19 +317,15 @@ class PgStore:
 
     def delete_workspace(self, name: str) -> bool:
         """Remove a workspace and everything in it; True if it existed."""
-        with self.scoped(name) as conn:
-            keys = _cached_keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
-            existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
-            _forget_vectors(conn, name, keys)
-        return existed
+        with self.scoped(name) as conn, _forgetting_vectors(conn, name, q.SELECT_WORKSPACE_KEYS, {"workspace": name}):
+            return conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
 
     def delete_workspace_documents(self, name: str) -> tuple[bool, list[str]]:
         """Remove a workspace; returns whether it existed and the doc ids no other workspace still holds."""
         with self.scoped(name) as conn:
             ids = [str(r["doc_id"]) for r in conn.execute(q.SELECT_WORKSPACE_DOC_IDS, {"name": name})]
-            keys = _cached_keys(conn, q.SELECT_WORKSPACE_KEYS, {"workspace": name})
-            existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
-            _forget_vectors(conn, name, keys)
+            with _forgetting_vectors(conn, name, q.SELECT_WORKSPACE_KEYS, {"workspace": name}):
+                existed = conn.execute(q.DELETE_WORKSPACE, {"name": name}).rowcount > 0
         return existed, [i for i in ids if not self._doc_id_in_use(i)]
 
     def delete_document(self, workspace: str, doc_id: str) -> tuple[bool, bool]:
@@ -338,10 +334,9 @@ class PgStore:
         whether no workspace holds its bytes any more."""
         params = {"workspace": workspace, "doc_id": doc_id}
         with self.scoped(workspace) as conn:
-            keys = _cached_keys(conn, q.SELECT_DOCUMENT_KEYS, params)
-            gone = conn.execute(q.DELETE_DOCUMENT_RETURNING, params).fetchone()
+            with _forgetting_vectors(conn, workspace, q.SELECT_DOCUMENT_KEYS, params):
+                gone = conn.execute(q.DELETE_DOCUMENT_RETURNING, params).fetchone()
             existed = gone is not None
-            _forget_vectors(conn, workspace, keys)
             if gone is not None:
                 writer = DocumentWriter(conn)
                 writer.announce(workspace, doc_id, "delete")
@@ -652,24 +647,22 @@ class DocumentWriter:
         the embedding cache (the new version's go back in when the cache is on). False when there was none (deleted
         meanwhile)."""
         params = {"workspace": workspace, "doc_id": doc_id}
-        keys = _cached_keys(self._conn, q.SELECT_DOCUMENT_KEYS, params)
-        existed = self._conn.execute(q.DELETE_DOCUMENT, params).rowcount > 0
-        _forget_vectors(self._conn, workspace, keys)
-        return existed
+        with _forgetting_vectors(self._conn, workspace, q.SELECT_DOCUMENT_KEYS, params):
+            return self._conn.execute(q.DELETE_DOCUMENT, params).rowcount > 0
 
     def vectors_by_key(self, workspace: str, dim: int, keys: Sequence[str]) -> dict[str, Any]:
         """Stored vectors of this workspace by embedding key (those found), read in this transaction."""
         if not keys:
             return {}
         rows = self._conn.execute(q.SELECT_VECTORS_BY_KEY, {"workspace": workspace, "dim": dim, "keys": list(keys)})
-        return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
+        return _by_key(rows.fetchall())
 
     def cached_vectors(self, dim: int, keys: Sequence[str]) -> dict[str, Any]:
         """Vectors of the embedding cache shared between workspaces by key (those found)."""
         if not keys:
             return {}
         rows = self._conn.execute(q.SELECT_CACHED_VECTORS, {"dim": dim, "keys": list(keys)})
-        return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
+        return _by_key(rows.fetchall())
 
     def pages(self, pages: Sequence[PageRecord]) -> None:
         """Pages (or units)."""
@@ -736,21 +729,23 @@ def _redact(dsn: str) -> str:
     return dsn
 
 
+def _by_key(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {str(r["embed_key"]): r["embedding"] for r in rows}
+
+
 def _keys(conn: Connection, query: sql.SQL, params: Mapping[str, Any]) -> list[str]:
     return [str(r["embed_key"]) for r in conn.execute(query, params)]
 
 
-def _cached_keys(conn: Connection, query: sql.SQL, params: Mapping[str, Any]) -> list[str]:
-    """The embedding keys of rows about to be deleted, when the embedding cache holds anything (else none: with
-    the cache off, a deletion reads no key)."""
+@contextlib.contextmanager
+def _forgetting_vectors(conn: Connection, workspace: str, query: sql.SQL, params: Mapping[str, Any]) -> Iterator[None]:
+    """Around a deletion: the embedding keys ``query`` reads before it (none while the embedding cache is empty, so
+    with the cache off a deletion reads no key) leave the cache after it, those no span of the workspace still uses.
+    A deleted document's vectors do not outlive it there (a key another workspace still uses goes too: a workspace
+    sees no other's spans; its next ingest of that text embeds it again)."""
     row = conn.execute(q.CACHE_IS_EMPTY).fetchone()
-    return [] if row is None or row["empty"] else _keys(conn, query, params)
-
-
-def _forget_vectors(conn: Connection, workspace: str, keys: Sequence[str]) -> None:
-    """Drop from the embedding cache the keys of removed spans that no span of the workspace still uses: a deleted
-    document's vectors do not outlive it there (a key another workspace still uses goes too: a workspace sees no
-    other's spans; its next ingest of that text embeds it again)."""
+    keys = [] if row is None or row["empty"] else _keys(conn, query, params)
+    yield
     if not keys:
         return
     used = set(_keys(conn, q.SELECT_KEYS_IN_USE, {"workspace": workspace, "keys": keys}))
