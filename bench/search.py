@@ -37,6 +37,7 @@ Figures are printed, never asserted. Progress goes to stderr; the report to stdo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import math
@@ -72,6 +73,8 @@ TOPICAL_SHARE = 0.12
 POOL_SPANS = 50_000
 #: ``--keep``: how the kept workspace was generated (compared before it is measured again).
 KEPT_MANIFEST = "bench-synthetic.json"
+#: ``maintenance_work_mem`` of the HNSW build after the load (``--build-memory``).
+BUILD_MEMORY = "1GB"
 #: Where the synthetic setting's own server is; the rest of the environment's settings apply to it.
 _SERVER_VARIABLES = ("NEXUS_HOME", "NEXUS_DATABASE_URL", "NEXUS_READ_DATABASE_URL")
 POOL_NOISE = 0.35
@@ -547,16 +550,24 @@ def _write_document(
     return pages
 
 
-def generate(corpus: Corpus, spans: int, index_during_load: bool = False, pool: Pool | None = None) -> dict[str, Any]:
+def generate(
+    corpus: Corpus,
+    spans: int,
+    index_during_load: bool = False,
+    pool: Pool | None = None,
+    build_memory: str = BUILD_MEMORY,
+) -> dict[str, Any]:
     """Fill ``corpus``'s (new) workspace with ``spans`` synthetic spans, then ANALYZE and build the lexical (BM25)
     index from the outbox (``Lexicon.sync``, as the first search would); returns timings.
 
     ``ensure_workspace`` creates the HNSW index. Unless ``index_during_load``, it is dropped before the load
-    and built again afterwards with the same DDL (``hnsw_index_ddl``): far faster than inserting each random
+    and built again afterwards with the same DDL (``hnsw_index_ddl``, the settings' ``hnsw_m`` and
+    ``hnsw_ef_construction``, ``build_memory`` of ``maintenance_work_mem``): far faster than inserting each random
     vector into the graph, and the same index in the end. Only ever run against the bench's own database.
     """
     store, embedder = corpus.store, corpus.embedder
-    store.ensure_workspace(corpus.workspace, embedder.model_id, embedder.dim)
+    build = corpus.settings.index_build
+    store.ensure_workspace(corpus.workspace, embedder.model_id, embedder.dim, build)
     if not index_during_load:
         store.drop_vector_index(embedder.dim)
     rng = np.random.default_rng(SEED)
@@ -575,7 +586,7 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False, pool: 
     started = time.perf_counter()
     if not index_during_load:
         progress("  building the HNSW index")
-        store.build_vector_index(embedder.dim, maintenance_work_mem="1GB")
+        store.build_vector_index(embedder.dim, build, maintenance_work_mem=build_memory)
     index_seconds = time.perf_counter() - started
     started = time.perf_counter()
     store.analyze()
@@ -597,6 +608,7 @@ def generate(corpus: Corpus, spans: int, index_during_load: bool = False, pool: 
         "lexical_index_spans": synced.spans,
         "total_seconds": round(load_seconds + index_seconds + analyze_seconds + lexical_seconds, 3),
         "hnsw_index_size": index_size,
+        "hnsw_build": dataclasses.asdict(build),
     }
 
 
@@ -652,10 +664,13 @@ def run_synthetic(
     index_during_load: bool,
     keep: Path | None = None,
     like: str | None = None,
+    build_memory: str = BUILD_MEMORY,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
     stays for the next run, which measures it again instead of generating it when it was generated the same way
-    (``KEPT_MANIFEST``: spans, ``like``, index during load); a kept workspace generated otherwise is replaced.
+    (``KEPT_MANIFEST``: spans, ``like``, index during load); a kept workspace generated otherwise is replaced, and
+    a kept HNSW index built otherwise than the settings say (``NEXUS_HNSW_M``, ``NEXUS_HNSW_EF_CONSTRUCTION``) is
+    built again.
     Ranking settings (``NEXUS_EF_SEARCH``, ``NEXUS_DENSE_SCAN``, ...) are read from the environment."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
@@ -681,6 +696,16 @@ def run_synthetic(
             if SYNTHETIC_WORKSPACE in names and made == wanted and corpus.counts()[2] == spans:
                 progress(f"synthetic: measuring the {spans} spans kept in {home}")
                 result["generation"] = {"kept": str(home), "like": like}
+                build = corpus.settings.index_build
+                if corpus.store.vector_index_build(corpus.embedder.dim) != build:
+                    progress(
+                        f"synthetic: building the kept HNSW index again (m {build.m}, ef_construction"
+                        f" {build.ef_construction})"
+                    )
+                    started = time.perf_counter()
+                    corpus.store.drop_vector_index(corpus.embedder.dim)
+                    corpus.store.build_vector_index(corpus.embedder.dim, build, maintenance_work_mem=build_memory)
+                    result["generation"]["index_build_seconds"] = round(time.perf_counter() - started, 3)
             else:
                 if SYNTHETIC_WORKSPACE in names:
                     progress(f"synthetic: {home} holds a workspace generated otherwise; replacing it")
@@ -691,13 +716,15 @@ def run_synthetic(
                 if like:
                     progress(f"synthetic: reading up to {POOL_SPANS} spans and their vectors from {like}")
                     pool = load_pool(like, corpus.embedder.dim, POOL_SPANS)
-                result["generation"] = generate(corpus, spans, index_during_load, pool)
+                result["generation"] = generate(corpus, spans, index_during_load, pool, build_memory)
                 result["generation"]["like"] = like
                 result["generation"]["pool_spans"] = None if pool is None else len(pool.texts)
                 if keep:
                     manifest.write_text(json.dumps(wanted), encoding="utf-8")
             result["generation"]["server_start_seconds"] = round(server_seconds, 3)
             result["documents"], result["pages"], result["spans"] = corpus.counts()
+            built = corpus.store.vector_index_build(corpus.embedder.dim)
+            result["generation"]["hnsw_build"] = None if built is None else dataclasses.asdict(built)
             progress("synthetic: measuring")
             result.update(measure(corpus, QUERIES, repeat))
             return result
@@ -721,6 +748,10 @@ def render(result: dict[str, Any]) -> str:
     gen = result.get("generation")
     if gen and "kept" in gen:
         lines.append(f"   generated by an earlier run, kept in {gen['kept']}")
+        if gen.get("index_build_seconds") is not None:
+            lines.append(
+                f"   HNSW index built again with the settings' parameters in {gen['index_build_seconds']:.1f} s"
+            )
     elif gen:
         how = (
             "rows loaded with the HNSW index in place"
@@ -733,6 +764,10 @@ def render(result: dict[str, Any]) -> str:
             f"   generated in {gen['total_seconds']:.1f} s: {gen['load_seconds']:.1f} s {how},"
             f" ANALYZE {gen['analyze_seconds']:.1f} s, lexical index {gen['lexical_index_seconds']:.1f} s"
             f" ({gen['lexical_index_spans']} spans); HNSW index {gen['hnsw_index_size']}"
+        )
+    if gen and gen.get("hnsw_build"):
+        lines.append(
+            f"   HNSW index: m {gen['hnsw_build']['m']}, ef_construction {gen['hnsw_build']['ef_construction']}"
         )
     lines.append(
         f"   {result['queries']} queries x {result['repeat']} repeats = {result['samples']} samples,"
@@ -806,6 +841,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         " replaced) and the real model's vectors of them (moved by noise), instead of made-up words and random"
         " vectors",
     )
+    parser.add_argument(
+        "--build-memory",
+        default=BUILD_MEMORY,
+        metavar="SIZE",
+        help=f"maintenance_work_mem of the HNSW build (default {BUILD_MEMORY}; 10^6 spans want about 4GB)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -824,7 +865,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["settings"]["corpus"], embedder = run_corpus(args.workspace, args.repeat, args.settle)
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
-            args.generate, args.repeat, embedder, args.index_during_load, args.keep, args.like
+            args.generate, args.repeat, embedder, args.index_during_load, args.keep, args.like, args.build_memory
         )
     if args.json:
         print(json.dumps(report, indent=2))

@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import Any
 
 from kruschnexus import blobs, pageimage
-from kruschnexus.config import WORKSPACE_PATTERN, Settings
+from kruschnexus.config import WORKSPACE_PATTERN, IndexBuild, Settings
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
@@ -45,6 +45,15 @@ def check_workspace_name(name: str) -> str:
             " starting with a letter or digit"
         )
     return name
+
+
+@dataclasses.dataclass(frozen=True)
+class VectorIndexReport:
+    """A rebuilt HNSW index: its vector dimension, how it was built before (``None``: there was none) and now."""
+
+    dim: int
+    before: IndexBuild | None
+    after: IndexBuild
 
 
 class Corpus:
@@ -261,6 +270,23 @@ class Corpus:
         self.require_exists()
         return self.lexicon.sync(self.store, self.workspace, rebuild=True, progress=progress)
 
+    def rebuild_vector_index(self, maintenance_work_mem: str | None = None) -> VectorIndexReport:
+        """Build the HNSW index serving this workspace again with the settings' ``hnsw_m`` and
+        ``hnsw_ef_construction`` (it serves every workspace of the same vector dimension). Searches and ingests go
+        on meanwhile; the new index replaces the old one when it is complete. ``maintenance_work_mem``: memory for
+        the build (``2GB``; the server's own setting when omitted).
+
+        Raises:
+            NotFoundError: the workspace does not exist.
+            StoreError: the build failed (the index in use is kept).
+        """
+        _, dim = self.require_exists()
+        before = self.store.vector_index_build(dim)
+        build = self.settings.index_build
+        self.store.rebuild_vector_index(dim, build, maintenance_work_mem)
+        self._wrote()
+        return VectorIndexReport(dim, before, build)
+
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The best spans for ``query`` (operators allowed), best first; ``[]`` when nothing clears the floor.
 
@@ -439,7 +465,9 @@ class Corpus:
         Raises:
             EmbedError: the workspace exists but was built with another model.
         """
-        created = self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        created = self.store.ensure_workspace(
+            self.workspace, self.embedder.model_id, self.embedder.dim, self.settings.index_build
+        )
         self._wrote()
         return created
 

@@ -46,6 +46,7 @@ def run_checks(
     embedder = _check_model(settings, load_embedder, report)
     if store is not None and embedder is not None:
         _check_workspaces(store, embedder, report)
+        _check_vector_index(settings, store, embedder, report)
     _check_tesseract(settings, report)
     _check_disk(settings, report)
     return report
@@ -95,6 +96,25 @@ def _check_workspaces(store: PgStore, embedder: Embedder, report: DoctorReport) 
         report.checks.append(Check("workspaces", False, f"built with another model: {names}"))
     else:
         report.checks.append(Check("workspaces", True, f"{len(rows)} workspace(s), all on {embedder.model_id}"))
+
+
+def _check_vector_index(settings: Settings, store: PgStore, embedder: Embedder, report: DoctorReport) -> None:
+    """How the model's HNSW index was built against the settings: a build with other parameters still serves (the
+    line passes) and says how to rebuild it."""
+    built = store.vector_index_build(embedder.dim)
+    wanted = settings.index_build
+    if built is None:
+        detail = f"none yet for {embedder.dim} dims (the first ingest builds it: m {wanted.m}, ef_construction"
+        detail += f" {wanted.ef_construction})"
+    elif built == wanted:
+        detail = f"{embedder.dim} dims, m {built.m}, ef_construction {built.ef_construction}"
+    else:
+        detail = (
+            f"{embedder.dim} dims, built with m {built.m}, ef_construction {built.ef_construction}; the settings ask"
+            f" for m {wanted.m}, ef_construction {wanted.ef_construction}: `nexus reindex -w WORKSPACE --vectors`"
+            " rebuilds it (searches go on meanwhile)"
+        )
+    report.checks.append(Check("vector index", True, detail))
 
 
 def _check_tesseract(settings: Settings, report: DoctorReport) -> None:

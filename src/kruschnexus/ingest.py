@@ -227,7 +227,9 @@ class Ingester:
             raise ConfigError("a document name (--as) names one file, not a folder or several files")
         if name is not None and not name.strip():
             raise ConfigError("a document name (--as) cannot be blank")
-        self.store.ensure_workspace(self.workspace, self.embedder.model_id, self.embedder.dim)
+        self.store.ensure_workspace(
+            self.workspace, self.embedder.model_id, self.embedder.dim, self.settings.index_build
+        )
         results = []
         try:
             # Confined paths were checked one by one (folders expanded by the sandbox): none is walked again here.

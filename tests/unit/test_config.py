@@ -174,6 +174,8 @@ RANKING_KNOBS = [
     ("twin_same_passage", "0.9", 0.9, 0.8),
     ("twin_stands_for", "1", 1.0, 0.5),
     ("ef_search", "400", 400, 200),
+    ("hnsw_m", "24", 24, 16),
+    ("hnsw_ef_construction", "300", 300, 200),
     ("agree_margin", "0.1", 0.1, 0.05),
     ("agree_coverage", "0.6", 0.6, 0.5),
 ]
@@ -196,13 +198,23 @@ def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, def
     if name in SHARES:
         bad = ["0", "-0.5", "1.01", "nan", "inf", "half"]
     elif isinstance(default, int):
-        bad = ["0", "-2", "2.5", "many", *(["1001"] if name == "ef_search" else [])]
+        beyond = {"ef_search": ["1001"], "hnsw_m": ["1", "101"], "hnsw_ef_construction": ["3", "1001"]}
+        bad = ["0", "-2", "2.5", "many", *beyond.get(name, [])]
     else:
         bad = ["0", "-1", "nan", "inf", "heavy"]
     for raw in bad:
         with pytest.raises(ConfigError, match=name) as info:
             Settings.load(overrides={"home": tmp_path}, env={f"NEXUS_{name.upper()}": raw})
         assert raw in str(info.value)
+
+
+def test_an_hnsw_build_beam_under_twice_its_links_is_refused(tmp_path: Path) -> None:
+    """pgvector refuses ``ef_construction < 2 * m`` when the index is built: the settings refuse it when read."""
+    env = {"NEXUS_HNSW_M": "40", "NEXUS_HNSW_EF_CONSTRUCTION": "79"}
+    with pytest.raises(ConfigError, match="hnsw_ef_construction.*79.*twice hnsw_m.*40"):
+        Settings.load(overrides={"home": tmp_path}, env=env)
+    settings = Settings.load(overrides={"home": tmp_path}, env={**env, "NEXUS_HNSW_EF_CONSTRUCTION": "80"})
+    assert (settings.index_build.m, settings.index_build.ef_construction) == (40, 80)
 
 
 def test_every_surface_offers_the_same_ocr_modes() -> None:

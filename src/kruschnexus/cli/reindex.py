@@ -1,8 +1,9 @@
-"""``nexus reindex --workspace W``."""
+"""``nexus reindex --workspace W [--vectors [--build-memory 2GB]]``."""
 
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import click
 
@@ -14,17 +15,57 @@ from kruschnexus.corpus import Corpus
 
 @click.command("reindex")
 @workspace_option
+@click.option(
+    "--vectors",
+    is_flag=True,
+    help="rebuild the vector (HNSW) index instead, with the settings' hnsw_m and hnsw_ef_construction; it serves"
+    " every workspace of the same vector dimension, and searches go on while it is built",
+)
+@click.option(
+    "--build-memory",
+    metavar="SIZE",
+    default=None,
+    help="with --vectors: memory for the build (PostgreSQL's maintenance_work_mem, e.g. 2GB); a graph larger than"
+    " it builds far slower. Default: the server's setting",
+)
 @json_option
-def command(workspace: str, as_json: bool) -> None:
-    """Rebuild the workspace's lexical (BM25) index from the database. Nothing is lost: the index is derived."""
-    with Corpus(workspace=workspace, settings=Settings.load()) as corpus, render.progress_bar() as bar:
-        task = bar.add_task(f"indexing {workspace}", total=None)
+def command(workspace: str, vectors: bool, build_memory: str | None, as_json: bool) -> None:
+    """Rebuild the workspace's lexical (BM25) index from the database, or with --vectors its vector index. Nothing
+    is lost: both are derived."""
+    if build_memory is not None and not vectors:
+        raise click.UsageError("--build-memory sizes the vector index's build: give it with --vectors")
+    with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
+        if vectors:
+            _vectors(corpus, build_memory, as_json)
+            return
+        with render.progress_bar() as bar:
+            task = bar.add_task(f"indexing {workspace}", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
 
-        report = corpus.reindex(progress)
+            report = corpus.reindex(progress)
     if as_json:
         render.json_line({"workspace": workspace, **dataclasses.asdict(report)})
     else:
         render.out.print(f"reindexed {workspace}: {report.documents} documents, {report.spans} spans")
+
+
+def _vectors(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:
+    started = time.perf_counter()
+    with render.progress_bar() as bar:
+        bar.add_task(f"building the vector index of {corpus.workspace} (searches go on meanwhile)", total=None)
+        report = corpus.rebuild_vector_index(build_memory)
+    seconds = round(time.perf_counter() - started, 1)
+    if as_json:
+        render.json_line(
+            {"workspace": corpus.workspace, "index": "vectors", **dataclasses.asdict(report), "seconds": seconds}
+        )
+        return
+    before = (
+        "none" if report.before is None else f"m {report.before.m}, ef_construction {report.before.ef_construction}"
+    )
+    render.out.print(
+        f"rebuilt the vector index of {report.dim} dimensions in {seconds} s: m {report.after.m}, ef_construction"
+        f" {report.after.ef_construction} (before: {before})"
+    )

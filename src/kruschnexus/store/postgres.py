@@ -13,7 +13,7 @@ from psycopg import pq, sql
 from psycopg.rows import class_row, dict_row, tuple_row
 from psycopg.types.json import Jsonb
 
-from kruschnexus.config import EF_SEARCH
+from kruschnexus.config import EF_SEARCH, IndexBuild
 from kruschnexus.errors import EmbedError, StoreError, StoreUnavailable
 from kruschnexus.store import queries as q
 from kruschnexus.store.migrate import available, migrate
@@ -72,6 +72,11 @@ def _one(conn: Connection, record: type[_R], statement: Any, params: Mapping[str
 
 CATALOGUE = "*"
 """The scope of operations across workspaces (listing them, sharing kept bytes); not a valid workspace name."""
+#: pgvector's HNSW build parameters where an index's options do not say (indexes built before they were set).
+PGVECTOR_M = 16
+PGVECTOR_EF_CONSTRUCTION = 64
+#: The HNSW build of the settings' defaults.
+DEFAULT_BUILD = IndexBuild()
 #: The functions of the indexed conditions of a section look-up or a quoted phrase, which row security lets an index
 #: answer only when LEAKPROOF (migration 0008 marks them so when it runs as a superuser).
 LOOKUP_FUNCTIONS = ("textlike(text, text)", "texticregexeq(text, text)", "arrayoverlap(anyarray, anyarray)")
@@ -286,9 +291,10 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             return _all(conn, WorkspaceRow, q.SELECT_WORKSPACES, {})
 
-    def ensure_workspace(self, name: str, model_id: str, dim: int) -> bool:
+    def ensure_workspace(self, name: str, model_id: str, dim: int, index: IndexBuild = DEFAULT_BUILD) -> bool:
         """Create a workspace bound to an embedding model, or check that it is bound to this one; True when this call
-        created it (of two racing calls, exactly one).
+        created it (of two racing calls, exactly one). The HNSW index of ``dim`` is built as ``index`` says when
+        there is none yet.
 
         Raises:
             EmbedError: the workspace was built with another model or dimension.
@@ -304,7 +310,7 @@ class PgStore:
             )
         with self.scoped(CATALOGUE) as conn:
             conn.execute(q.LOCK_INDEX_DDL)  # a second writer waits, then finds the index made
-            conn.execute(q.hnsw_index_ddl(dim))
+            conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
         return created is not None
 
     def cache_vectors(self, dim: int, vectors: Mapping[str, Any]) -> None:
@@ -559,18 +565,63 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             conn.execute(q.drop_hnsw_index_ddl(dim))
 
-    def build_vector_index(self, dim: int, maintenance_work_mem: str | None = None) -> None:
-        """Build the HNSW index of one dimension if it is missing, with more memory for the build if given."""
+    def build_vector_index(
+        self, dim: int, index: IndexBuild = DEFAULT_BUILD, maintenance_work_mem: str | None = None
+    ) -> None:
+        """Build the HNSW index of one dimension as ``index`` says if it is missing, with more memory for the build
+        if given."""
         with self.scoped(CATALOGUE) as conn:
             if maintenance_work_mem is not None:
                 conn.execute(q.SET_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
             conn.execute(q.LOCK_INDEX_DDL)
-            conn.execute(q.hnsw_index_ddl(dim))
+            conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
+
+    def rebuild_vector_index(self, dim: int, index: IndexBuild, maintenance_work_mem: str | None = None) -> None:
+        """Build the HNSW index of one dimension again as ``index`` says, beside the one in use (searches keep
+        reading it, ingests keep writing), then put the new one in its place in one short transaction. One rebuild
+        at a time; a rebuild that was stopped midway leaves an invalid index, which the next one drops first.
+
+        Raises:
+            StoreError: the rebuild failed (the index in use is kept).
+        """
+        conn = self.conn
+        if conn.closed or conn.broken:
+            self._replace_connection()
+            conn = self.conn
+        try:
+            conn.execute(q.LOCK_INDEX_REBUILD)
+            try:
+                conn.execute(q.drop_hnsw_index_ddl(dim, rebuild=True))
+                if maintenance_work_mem is not None:
+                    conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
+                conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction, rebuild=True))
+                with self.scoped(CATALOGUE) as scoped:
+                    scoped.execute(q.LOCK_INDEX_DDL)
+                    scoped.execute(q.drop_hnsw_index_ddl(dim))
+                    scoped.execute(q.rename_rebuilt_index_ddl(dim))
+            finally:
+                if not (conn.closed or conn.broken):
+                    conn.execute(q.RESET_MAINTENANCE_MEMORY)
+                    conn.execute(q.UNLOCK_INDEX_REBUILD)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot rebuild the vector index of {dim} dimensions: {exc}") from exc
+
+    def vector_index_build(self, dim: int) -> IndexBuild | None:
+        """How the HNSW index of one dimension was built (pgvector's defaults where its options are silent), or
+        ``None`` when there is none."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_INDEX_OPTIONS, {"name": q.hnsw_index_name(dim)}).fetchone()
+        if row is None:
+            return None
+        options = dict(str(o).split("=", 1) for o in row["options"] or ())
+        return IndexBuild(
+            int(options.get("m", PGVECTOR_M)), int(options.get("ef_construction", PGVECTOR_EF_CONSTRUCTION))
+        )
 
     def vector_index_size(self, dim: int) -> str | None:
         """The HNSW index's size on disk, as PostgreSQL prints it, or ``None`` when there is none."""
         with self.scoped(CATALOGUE) as conn:
-            row = conn.execute(q.SELECT_INDEX_SIZE, {"name": f"spans_hnsw_d{int(dim)}"}).fetchone()
+            row = conn.execute(q.SELECT_INDEX_SIZE, {"name": q.hnsw_index_name(dim)}).fetchone()
         return None if row is None or row["size"] is None else str(row["size"])
 
     def analyze(self) -> None:

@@ -267,21 +267,59 @@ COUNT_WORKSPACE = sql.SQL(
 LOCK_INDEX_DDL = sql.SQL("SELECT pg_advisory_xact_lock(hashtextextended('nexus.hnsw_ddl', 0))")
 
 
-def hnsw_index_ddl(dim: int) -> sql.Composed:
-    """The HNSW cosine index serving vectors of one dimension (a partial expression index)."""
+def hnsw_index_name(dim: int) -> str:
+    """The name of the HNSW index serving vectors of one dimension."""
+    return f"spans_hnsw_d{int(dim)}"
+
+
+#: The name a rebuilt HNSW index has until it replaces the one in use (``nexus reindex --vectors``).
+REBUILD_SUFFIX = "_rebuild"
+
+
+def hnsw_index_ddl(dim: int, m: int, ef_construction: int, *, rebuild: bool = False) -> sql.Composed:
+    """The HNSW cosine index serving vectors of one dimension (a partial expression index), built with ``m`` links
+    a node and a beam of ``ef_construction``. ``rebuild``: under its rebuild name, built without blocking writes
+    (``CONCURRENTLY``: outside any transaction)."""
+    name = hnsw_index_name(dim) + (REBUILD_SUFFIX if rebuild else "")
     return sql.SQL(
-        "CREATE INDEX IF NOT EXISTS {name} ON spans USING hnsw ((embedding::vector({dim})) vector_cosine_ops)"
+        "CREATE INDEX {concurrently} IF NOT EXISTS {name} ON spans USING hnsw"
+        " ((embedding::vector({dim})) vector_cosine_ops) WITH (m = {m}, ef_construction = {ef})"
         " WHERE dim = {dim}"
-    ).format(name=sql.Identifier(f"spans_hnsw_d{int(dim)}"), dim=sql.Literal(int(dim)))
+    ).format(
+        concurrently=sql.SQL("CONCURRENTLY" if rebuild else ""),
+        name=sql.Identifier(name),
+        dim=sql.Literal(int(dim)),
+        m=sql.Literal(int(m)),
+        ef=sql.Literal(int(ef_construction)),
+    )
 
 
-def drop_hnsw_index_ddl(dim: int) -> sql.Composed:
-    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster)."""
-    return sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(f"spans_hnsw_d{int(dim)}"))
+def drop_hnsw_index_ddl(dim: int, *, rebuild: bool = False) -> sql.Composed:
+    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster), or its rebuild
+    (``rebuild``: one a stopped rebuild left, invalid)."""
+    name = hnsw_index_name(dim) + (REBUILD_SUFFIX if rebuild else "")
+    return sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(name))
+
+
+def rename_rebuilt_index_ddl(dim: int) -> sql.Composed:
+    """Give a rebuilt HNSW index the name of the one it replaces."""
+    name = hnsw_index_name(dim)
+    return sql.SQL("ALTER INDEX {rebuilt} RENAME TO {name}").format(
+        rebuilt=sql.Identifier(name + REBUILD_SUFFIX), name=sql.Identifier(name)
+    )
+
+
+#: Serialises rebuilds of HNSW indexes (a session lock: a concurrent build runs outside any transaction).
+LOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_lock(hashtextextended('nexus.hnsw_rebuild', 0))")
+UNLOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_unlock(hashtextextended('nexus.hnsw_rebuild', 0))")
+#: The build options of an index (``m=16``, ``ef_construction=200``; none when it was built with pgvector's own).
+SELECT_INDEX_OPTIONS = sql.SQL("SELECT c.reloptions AS options FROM pg_class c WHERE c.oid = to_regclass(%(name)s)")
 
 
 SELECT_INDEX_SIZE = sql.SQL("SELECT pg_size_pretty(pg_relation_size(to_regclass(%(name)s))) AS size")
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
+SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
+RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")
 ANALYZE = sql.SQL("ANALYZE documents, pages, spans")
 
 

@@ -1,0 +1,149 @@
+"""The HNSW index's build parameters: taken from the settings when it is created, rebuilt with others beside the
+index in use (``nexus reindex --vectors``), read back from the server, and reported by ``doctor``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from kruschnexus import Corpus
+from kruschnexus.cli.app import cli
+from kruschnexus.config import IndexBuild, Settings
+from kruschnexus.doctor import run_checks
+from kruschnexus.embed.base import Embedder
+from kruschnexus.retrieve.query import parse_query
+from kruschnexus.retrieve.search import span_filter
+from kruschnexus.store import queries as q
+from kruschnexus.store.postgres import CATALOGUE, PgStore
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.integration
+
+QUESTIONS = ("when may the landlord terminate the lease", "late charge on overdue rent", "security deposit")
+
+
+@pytest.fixture
+def corpus(settings: Settings, embedder: Embedder, workspace: str) -> Iterator[Corpus]:
+    """A workspace with one lease; the index is put back to the settings' build afterwards (it serves every
+    workspace of the session's database)."""
+    with Corpus(workspace=workspace, settings=settings, embedder=embedder) as c:
+        c.ingest([FIXTURES / "sample_contract.pdf", FIXTURES / "office_lease.docx"])
+        try:
+            yield c
+        finally:
+            c.rebuild_vector_index()
+
+
+def _with_build(corpus: Corpus, m: int, ef_construction: int) -> Corpus:
+    settings = dataclasses.replace(corpus.settings, hnsw_m=m, hnsw_ef_construction=ef_construction)
+    return Corpus(workspace=corpus.workspace, settings=settings, embedder=corpus.embedder)
+
+
+def _by_index(corpus: Corpus, question: str) -> list[tuple[str, int, int]]:
+    """The dense leg's keys as the HNSW index serves them (sequential scans off), and a check that it did."""
+    parsed = parse_query(question)
+    statement, params = q.dense_leg(span_filter(parsed, corpus.workspace), corpus.embedder.dim)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector}
+    forced = {"enable_seqscan": "off", "enable_bitmapscan": "off", "hnsw.ef_search": "100"}
+    with corpus.store.scoped(corpus.workspace, forced) as conn:
+        plan = [str(next(iter(r.values()))) for r in conn.execute(b"EXPLAIN " + statement.as_bytes(conn), bound)]
+        assert any(q.hnsw_index_name(corpus.embedder.dim) in line for line in plan), plan
+        return [(r["doc_id"], r["page_number"], r["ordinal"]) for r in conn.execute(statement, bound)]
+
+
+def _exact(corpus: Corpus, question: str) -> list[tuple[str, int, int]]:
+    parsed = parse_query(question)
+    statement, params = q.dense_leg(span_filter(parsed, corpus.workspace), corpus.embedder.dim)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector}
+    return [r.key for r in corpus.store.run_leg(statement, bound, exact=True)]
+
+
+def _leftover_indexes(store: PgStore) -> list[str]:
+    with store.scoped(CATALOGUE) as conn:
+        rows = conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE %s", ("%_rebuild",)).fetchall()
+    return [str(r["indexname"]) for r in rows]
+
+
+def test_the_index_is_built_as_the_settings_say(corpus: Corpus) -> None:
+    assert corpus.store.vector_index_build(corpus.embedder.dim) == corpus.settings.index_build == IndexBuild(16, 200)
+    assert corpus.store.vector_index_build(7) is None  # no index of that dimension
+
+
+def test_a_rebuild_takes_other_parameters_and_serves_the_same_nearest_spans(corpus: Corpus) -> None:
+    dim = corpus.embedder.dim
+    before = {question: _by_index(corpus, question) for question in QUESTIONS}
+    hits = corpus.search(QUESTIONS[0])
+    with _with_build(corpus, 8, 24) as narrow:
+        report = narrow.rebuild_vector_index("64MB")
+    assert (report.dim, report.before, report.after) == (dim, IndexBuild(16, 200), IndexBuild(8, 24))
+    assert corpus.store.vector_index_build(dim) == IndexBuild(8, 24)
+    assert not _leftover_indexes(corpus.store)
+    for question in QUESTIONS:
+        # a few spans: any HNSW build finds the exact nearest, before and after
+        assert _by_index(corpus, question) == _exact(corpus, question) == before[question], question
+    assert [(h.doc_id, h.page_number, h.char_start) for h in corpus.search(QUESTIONS[0])] == [
+        (h.doc_id, h.page_number, h.char_start) for h in hits
+    ]
+
+
+def test_a_rebuild_stopped_midway_is_dropped_by_the_next(corpus: Corpus) -> None:
+    """A concurrent build that was stopped leaves an invalid index under the rebuild name: the next one drops it."""
+    dim = corpus.embedder.dim
+    leftover = q.hnsw_index_name(dim) + q.REBUILD_SUFFIX
+    with corpus.store.scoped(CATALOGUE) as conn:
+        conn.execute(f'CREATE INDEX "{leftover}" ON spans (doc_id)')
+    assert _leftover_indexes(corpus.store) == [leftover]
+    with _with_build(corpus, 12, 48) as other:
+        other.rebuild_vector_index()
+    assert not _leftover_indexes(corpus.store)
+    assert corpus.store.vector_index_build(dim) == IndexBuild(12, 48)
+
+
+def test_doctor_says_how_the_index_was_built_and_how_to_rebuild_it(corpus: Corpus) -> None:
+    def line() -> tuple[bool, str]:
+        report = run_checks(corpus.settings, lambda: corpus.store, lambda: corpus.embedder)
+        check = next(c for c in report.checks if c.name == "vector index")
+        return check.ok, check.detail
+
+    ok, detail = line()
+    assert ok and detail == f"{corpus.embedder.dim} dims, m 16, ef_construction 200", detail
+    with _with_build(corpus, 8, 32) as other:
+        other.rebuild_vector_index()
+    ok, detail = line()
+    assert ok, "an index built otherwise still serves"
+    assert "built with m 8, ef_construction 32" in detail and "ask for m 16, ef_construction 200" in detail
+    assert "nexus reindex -w WORKSPACE --vectors" in detail
+
+
+def test_reindex_vectors_command(corpus: Corpus, cli_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEXUS_HNSW_M", "10")
+    monkeypatch.setenv("NEXUS_HNSW_EF_CONSTRUCTION", "40")
+    result = CliRunner().invoke(
+        cli, ["reindex", "-w", corpus.workspace, "--vectors", "--build-memory", "128MB", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output.strip().splitlines()[-1])
+    assert report["index"] == "vectors" and report["dim"] == corpus.embedder.dim
+    assert report["before"] == {"m": 16, "ef_construction": 200}
+    assert report["after"] == {"m": 10, "ef_construction": 40}
+    assert corpus.store.vector_index_build(corpus.embedder.dim) == IndexBuild(10, 40)
+    text = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--vectors"])
+    assert text.exit_code == 0, text.output
+    assert "m 10, ef_construction 40 (before: m 10, ef_construction 40)" in " ".join(text.output.split())
+    lonely = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--build-memory", "1GB"])
+    assert lonely.exit_code == 2 and "--vectors" in lonely.output
+    wrong = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--vectors", "--build-memory", "lots"])
+    assert wrong.exit_code != 0 and "cannot rebuild the vector index" in wrong.output
+    assert corpus.store.vector_index_build(corpus.embedder.dim) == IndexBuild(10, 40), "a failed rebuild keeps it"
+    monkeypatch.setenv("NEXUS_HNSW_EF_CONSTRUCTION", "8")
+    refused = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--vectors"])
+    assert refused.exit_code != 0 and "twice hnsw_m" in refused.output
+    monkeypatch.delenv("NEXUS_HNSW_EF_CONSTRUCTION")
+    missing = CliRunner().invoke(cli, ["reindex", "-w", "no-such-workspace-y", "--vectors"])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
