@@ -105,6 +105,9 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
     assert synthetic["documents"] == 2 and synthetic["pages"] == 200
     assert settings["corpus"]["documents"] == 2
     assert all(set(r) == {"mean", "queries"} for r in synthetic["recall"].values())
+    kinds = synthetic["full_by_kind"]
+    assert set(kinds) == set(search.KINDS) and sum(k["queries"] for k in kinds.values()) == len(search.QUERIES)
+    assert synthetic["generation"]["hnsw_build"] == {"m": 16, "ef_construction": 200}
 
 
 def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:

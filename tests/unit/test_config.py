@@ -211,7 +211,7 @@ def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, def
 def test_an_hnsw_build_beam_under_twice_its_links_is_refused(tmp_path: Path) -> None:
     """pgvector refuses ``ef_construction < 2 * m`` when the index is built: the settings refuse it when read."""
     env = {"NEXUS_HNSW_M": "40", "NEXUS_HNSW_EF_CONSTRUCTION": "79"}
-    with pytest.raises(ConfigError, match="hnsw_ef_construction.*79.*twice hnsw_m.*40"):
+    with pytest.raises(ConfigError, match=r"hnsw_ef_construction.*79.*twice hnsw_m.*40"):
         Settings.load(overrides={"home": tmp_path}, env=env)
     settings = Settings.load(overrides={"home": tmp_path}, env={**env, "NEXUS_HNSW_EF_CONSTRUCTION": "80"})
     assert (settings.index_build.m, settings.index_build.ef_construction) == (40, 80)

@@ -1,6 +1,7 @@
 """Search: parse -> the named document, if any -> dense leg (SQL, HNSW) and lexical leg (BM25 index, rows read
 back through the same SQL filter) -> weighted RRF -> floor -> one hit per passage of twin documents -> v1 hits,
-and the explain trace."""
+and the explain trace. The question is embedded in a thread of its own from the start, while the lexical index is
+brought up to date, the named document is looked for and the lexical leg runs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import functools
 import math
 import re
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -46,6 +48,10 @@ from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.records import LegRow
 from kruschnexus.wire import hit_from_row
+
+#: Embeds questions beside the rest of their searches (the model's own threads do the work; two searches of a server
+#: at once each get one).
+_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nexus-embed")
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,7 @@ def run_search(
     query = parse_query(raw)
     if query.is_empty:
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
+    early = _EMBEDDING.submit(embedder.embed, [query.search_text]) if "dense" in settings.legs else None
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     match = (
@@ -252,7 +259,7 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    legs = _Legs(store, embedder, index, settings, text)
+    legs = _Legs(store, embedder, index, settings, text, early if text == query.search_text else None)
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
@@ -340,11 +347,14 @@ class _Legs:
     index: LexicalIndex
     settings: FusionSettings
     text: str
+    #: The embedding of ``text`` on its way (see :data:`_EMBEDDING`), if it was asked for before.
+    early: Future[Vectors] | None = None
 
     @functools.cached_property
     def vector(self) -> Vectors:
         """The question's embedding (a one-dimensional row)."""
-        row: Vectors = self.embedder.embed([self.text])[0]
+        rows = self.early.result() if self.early is not None else self.embedder.embed([self.text])
+        row: Vectors = rows[0]
         return row
 
     def run(
@@ -355,8 +365,7 @@ class _Legs:
         sparse_rows: list[LegRow] = []
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
-        if "dense" in s.legs:
-            dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
+        # The lexical leg first: the question's embedding may still be on its way.
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
@@ -367,6 +376,8 @@ class _Legs:
             ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
+        if "dense" in s.legs:
+            dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
         return _candidates(dense_rows, sparse_rows, scores)
 
 
