@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 from kruschnexus import Corpus
 from kruschnexus.cli.app import cli
 from kruschnexus.config import MAX_SECTION_BOOST, Settings
-from kruschnexus.embed.base import Embedder
+from kruschnexus.embed.base import Embedder, Vectors
 from kruschnexus.errors import ConfigError, QueryError
 from tests.conftest import FIXTURES
 from tests.pdfgen import casualty_lease, titled_agreement
@@ -353,3 +354,44 @@ def test_a_named_document_without_searchable_text_says_so(
         assert corpus.search(question) == []
         assert trace.abstain is not None and f"{scan.name}, holds no searchable text" in trace.abstain.reason
         assert "reingest" in trace.abstain.reason
+
+
+class _Witness(Embedder):
+    """The session's real model, noting which thread asked for which texts."""
+
+    def __init__(self, model: Embedder) -> None:
+        self.model = model
+        self.model_id, self.dim, self.floor = model.model_id, model.dim, model.floor
+        self.calibration = model.calibration
+        self.calls: list[tuple[str, tuple[str, ...]]] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append((threading.current_thread().name, tuple(texts)))
+        return self.model.embed_batch(texts)
+
+
+def test_the_question_is_embedded_beside_the_rest_of_the_search(lease: Corpus, embedder: Embedder) -> None:
+    """The question is embedded once, in a thread of its own (while the lexical leg runs), and serves the dense leg."""
+    witness = _Witness(embedder)
+    with Corpus(workspace=lease.workspace, settings=lease.settings, embedder=witness) as corpus:
+        question = "late charge on overdue rent"
+        hits = corpus.search(question)
+    assert [(name.startswith("nexus-embed"), texts) for name, texts in witness.calls] == [(True, (question,))]
+    assert [(h.doc_id, h.char_start) for h in hits] == [(h.doc_id, h.char_start) for h in lease.search(question)]
+    dense = lease.run(question, legs=("dense",)).trace.candidates
+    assert dense and all(c.dense_rank is not None for c in dense)
+
+
+def test_a_question_naming_its_document_is_embedded_without_the_naming_words(
+    agreements: Corpus, embedder: Embedder
+) -> None:
+    """The early embedding is of the whole question; the dense leg needs it without the words that name the
+    document, embedded then."""
+    witness = _Witness(embedder)
+    question = "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?"
+    with Corpus(workspace=agreements.workspace, settings=agreements.settings, embedder=witness) as corpus:
+        hits = corpus.search(question, k=3)
+    assert hits and hits[0].source == "supply.pdf"
+    early, late = witness.calls
+    assert early[0].startswith("nexus-embed") and "Acme" in early[1][0]
+    assert not late[0].startswith("nexus-embed") and "Acme" not in late[1][0] and "invoices" in late[1][0]
