@@ -259,7 +259,9 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    legs = _Legs(store, embedder, index, settings, text, early if text == query.search_text else None)
+    legs = _Legs(
+        store, embedder, index, settings, text, early if text == query.search_text else None, bool(query.sections)
+    )
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
@@ -349,6 +351,8 @@ class _Legs:
     text: str
     #: The embedding of ``text`` on its way (see :data:`_EMBEDDING`), if it was asked for before.
     early: Future[Vectors] | None = None
+    #: Read the section markers of each candidate's lines (only a question that names sections uses them).
+    markers: bool = True
 
     @functools.cached_property
     def vector(self) -> Vectors:
@@ -378,7 +382,7 @@ class _Legs:
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
             dense_rows, _ = dense_leg_rows(self.store, span_f, self.embedder.dim, self.text, self.vector, s)
-        return _candidates(dense_rows, sparse_rows, scores)
+        return _candidates(dense_rows, sparse_rows, scores, self.markers)
 
 
 def dense_leg_rows(
@@ -481,9 +485,13 @@ def _confidence(
 
 
 def _candidates(
-    dense_rows: list[LegRow], sparse_rows: list[LegRow], coverage: dict[tuple[str, int, int], float]
+    dense_rows: list[LegRow],
+    sparse_rows: list[LegRow],
+    coverage: dict[tuple[str, int, int], float],
+    markers: bool = True,
 ) -> tuple[dict[tuple[str, int, int], LegRow], list[Candidate]]:
-    """Candidates of both legs; a span's ``sparse_score`` is its lexical coverage."""
+    """Candidates of both legs; a span's ``sparse_score`` is its lexical coverage; ``markers``: with the section
+    markers of their lines (see :class:`~kruschnexus.retrieve.fusion.Candidate`)."""
     rows: dict[tuple[str, int, int], LegRow] = {}
     fields: dict[tuple[str, int, int], dict[str, Any]] = {}
     dense_sorted = sorted(dense_rows, key=lambda r: (-_cosine(r), r.key))
@@ -495,7 +503,7 @@ def _candidates(
         key = row.key
         rows.setdefault(key, row)
         fields.setdefault(key, {}).update(sparse_rank=rank, sparse_score=coverage.get(key, 0.0))
-    return rows, [_candidate(key, rows[key], values) for key, values in fields.items()]
+    return rows, [_candidate(key, rows[key], values, markers) for key, values in fields.items()]
 
 
 def _cosine(row: LegRow) -> float:
@@ -505,16 +513,17 @@ def _cosine(row: LegRow) -> float:
     return float(row.cosine)
 
 
-def _candidate(key: tuple[str, int, int], row: LegRow, ranks: dict[str, Any]) -> Candidate:
-    """A span's leg ranks and scores, with what its section and its text say about it."""
+def _candidate(key: tuple[str, int, int], row: LegRow, ranks: dict[str, Any], markers: bool = True) -> Candidate:
+    """A span's leg ranks and scores, with what its section and its text say about it (``markers``: the section
+    markers of its lines too)."""
     text = row.text
     return Candidate(
         key=key,
         fulltext_match=row.fulltext_match,
         section=row.section,
         section_path=tuple(row.section_path or ()),
-        markers=tuple(line_markers(text)),
-        opens=tuple(line_markers(text.lstrip().split("\n", 1)[0])),
+        markers=tuple(line_markers(text)) if markers else (),
+        opens=tuple(line_markers(text.lstrip().split("\n", 1)[0])) if markers else (),
         contents=looks_like_contents(text),
         title_only=is_title_only(text),
         **ranks,
