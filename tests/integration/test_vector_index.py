@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +16,7 @@ from kruschnexus.cli.app import cli
 from kruschnexus.config import IndexBuild, Settings
 from kruschnexus.doctor import run_checks
 from kruschnexus.embed.base import Embedder
+from kruschnexus.errors import StoreError
 from kruschnexus.retrieve.query import parse_query
 from kruschnexus.retrieve.search import span_filter
 from kruschnexus.store import queries as q
@@ -103,6 +105,43 @@ def test_a_rebuild_stopped_midway_is_dropped_by_the_next(corpus: Corpus) -> None
         other.rebuild_vector_index()
     assert not _leftover_indexes(corpus.store)
     assert corpus.store.vector_index_build(dim) == IndexBuild(12, 48)
+
+
+def test_searches_go_on_while_the_index_is_rebuilt(corpus: Corpus) -> None:
+    """A second connection searches in a loop through the whole rebuild, the swap included: every search answers,
+    and alike."""
+    expected = [(h.doc_id, h.char_start) for h in corpus.search(QUESTIONS[1])]
+    answers: list[list[tuple[str, int]]] = []
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def search() -> None:
+        with Corpus(workspace=corpus.workspace, settings=corpus.settings, embedder=corpus.embedder) as reader:
+            while not done.is_set() or not answers:
+                try:
+                    answers.append([(h.doc_id, h.char_start) for h in reader.search(QUESTIONS[1])])
+                except Exception as exc:  # noqa: BLE001 - any failure of a search during the rebuild is the finding
+                    errors.append(exc)
+                    return
+
+    thread = threading.Thread(target=search)
+    thread.start()
+    try:
+        with _with_build(corpus, 8, 24) as other:
+            other.rebuild_vector_index()
+    finally:
+        done.set()
+        thread.join(timeout=60)
+    assert not errors and answers and all(a == expected for a in answers)
+
+
+def test_a_failed_rebuild_keeps_the_index_in_use(corpus: Corpus) -> None:
+    dim = corpus.embedder.dim
+    with pytest.raises(StoreError, match="cannot rebuild the vector index of 384 dimensions"):
+        corpus.store.rebuild_vector_index(dim, IndexBuild(1, 10))  # pgvector refuses m = 1
+    assert corpus.store.vector_index_build(dim) == IndexBuild(16, 200)
+    assert not _leftover_indexes(corpus.store)
+    assert corpus.search(QUESTIONS[0]), "the store still answers"
 
 
 def test_doctor_says_how_the_index_was_built_and_how_to_rebuild_it(corpus: Corpus) -> None:

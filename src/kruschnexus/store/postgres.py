@@ -577,28 +577,36 @@ class PgStore:
             conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
 
     def rebuild_vector_index(self, dim: int, index: IndexBuild, maintenance_work_mem: str | None = None) -> None:
-        """Build the HNSW index of one dimension again as ``index`` says, beside the one in use (searches keep
-        reading it, ingests keep writing), then put the new one in its place in one short transaction. One rebuild
-        at a time; a rebuild that was stopped midway leaves an invalid index, which the next one drops first.
+        """Build the HNSW index of one dimension again as ``index`` says, beside the one in use, then drop that one
+        and give the new one its name. Every step is ``CONCURRENTLY``: searches keep reading and ingests keep
+        writing throughout (while the old index is dropped, the new one serves). One rebuild at a time; a failed
+        build is dropped, and what a stopped one left (an invalid index) is dropped by the next.
 
         Raises:
             StoreError: the rebuild failed (the index in use is kept).
         """
-        conn = self.conn
-        if conn.closed or conn.broken:
+        if self.conn.closed or self.conn.broken:
             self._replace_connection()
-            conn = self.conn
+        conn = self.conn  # autocommit: a concurrent build runs outside any transaction
         try:
             conn.execute(q.LOCK_INDEX_REBUILD)
             try:
-                conn.execute(q.drop_hnsw_index_ddl(dim, rebuild=True))
+                conn.execute(q.drop_rebuilt_index_ddl(dim))
                 if maintenance_work_mem is not None:
                     conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
-                conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction, rebuild=True))
-                with self.scoped(CATALOGUE) as scoped:
-                    scoped.execute(q.LOCK_INDEX_DDL)
-                    scoped.execute(q.drop_hnsw_index_ddl(dim))
-                    scoped.execute(q.rename_rebuilt_index_ddl(dim))
+                try:
+                    conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction, rebuild=True))
+                except psycopg.Error:
+                    if not (conn.closed or conn.broken):
+                        conn.execute(q.drop_rebuilt_index_ddl(dim))
+                    raise
+                conn.execute(q.LOCK_INDEX_DDL_SESSION)
+                try:
+                    conn.execute(q.drop_hnsw_index_ddl(dim, concurrently=True))
+                    conn.execute(q.rename_rebuilt_index_ddl(dim))
+                finally:
+                    if not (conn.closed or conn.broken):
+                        conn.execute(q.UNLOCK_INDEX_DDL_SESSION)
             finally:
                 if not (conn.closed or conn.broken):
                     conn.execute(q.RESET_MAINTENANCE_MEMORY)

@@ -294,11 +294,20 @@ def hnsw_index_ddl(dim: int, m: int, ef_construction: int, *, rebuild: bool = Fa
     )
 
 
-def drop_hnsw_index_ddl(dim: int, *, rebuild: bool = False) -> sql.Composed:
-    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster), or its rebuild
-    (``rebuild``: one a stopped rebuild left, invalid)."""
-    name = hnsw_index_name(dim) + (REBUILD_SUFFIX if rebuild else "")
-    return sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(name))
+def drop_hnsw_index_ddl(dim: int, *, concurrently: bool = False) -> sql.Composed:
+    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster); ``concurrently``:
+    without blocking reads or writes, outside any transaction (the one a rebuild replaces)."""
+    return sql.SQL("DROP INDEX {concurrently} IF EXISTS {name}").format(
+        concurrently=sql.SQL("CONCURRENTLY" if concurrently else ""), name=sql.Identifier(hnsw_index_name(dim))
+    )
+
+
+def drop_rebuilt_index_ddl(dim: int) -> sql.Composed:
+    """Drop a rebuild of the HNSW index of one dimension (a failed one, or what a stopped one left, invalid)
+    without blocking reads or writes (outside any transaction)."""
+    return sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {name}").format(
+        name=sql.Identifier(hnsw_index_name(dim) + REBUILD_SUFFIX)
+    )
 
 
 def rename_rebuilt_index_ddl(dim: int) -> sql.Composed:
@@ -312,6 +321,10 @@ def rename_rebuilt_index_ddl(dim: int) -> sql.Composed:
 #: Serialises rebuilds of HNSW indexes (a session lock: a concurrent build runs outside any transaction).
 LOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_lock(hashtextextended('nexus.hnsw_rebuild', 0))")
 UNLOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_unlock(hashtextextended('nexus.hnsw_rebuild', 0))")
+#: :data:`LOCK_INDEX_DDL` held by a session while a rebuilt index takes the old one's name (no index of that name
+#: for a moment: a new workspace's ``CREATE INDEX IF NOT EXISTS`` waits instead of building another).
+LOCK_INDEX_DDL_SESSION = sql.SQL("SELECT pg_advisory_lock(hashtextextended('nexus.hnsw_ddl', 0))")
+UNLOCK_INDEX_DDL_SESSION = sql.SQL("SELECT pg_advisory_unlock(hashtextextended('nexus.hnsw_ddl', 0))")
 #: The build options of an index (``m=16``, ``ef_construction=200``; none when it was built with pgvector's own).
 SELECT_INDEX_OPTIONS = sql.SQL("SELECT c.reloptions AS options FROM pg_class c WHERE c.oid = to_regclass(%(name)s)")
 
