@@ -164,7 +164,8 @@ class Settings:
             for a slower build. Used when the index is created; ``nexus reindex --vectors`` rebuilds an existing
             one with them. Env ``NEXUS_HNSW_M``, ``NEXUS_HNSW_EF_CONSTRUCTION``.
         dense_scan: under a filter that may pass many spans (``doc:``, ``doc_type:``, ``page:``, an excluded word),
-            the dense leg first reads this many spans nearest the question and filters them; when fewer than
+            the dense leg first reads this many spans nearest the question (with an HNSW beam of at least as many,
+            at most 1000) and filters them; when fewer than
             ``dense_depth`` pass, it ranks every span that passes instead. Env ``NEXUS_DENSE_SCAN``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.

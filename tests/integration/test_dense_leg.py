@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given
@@ -73,6 +74,31 @@ def test_too_few_of_the_nearest_passing_ranks_every_passing_span(binders: Corpus
     assert "LIMIT %(scan)s" not in statement, "fewer than the depth pass: every passing span is ranked"
     assert len(rows) == lease_spans and all(r.doc_type == "lease" for r in rows)
     assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, depth)]
+
+
+def test_the_nearest_first_read_has_a_beam_as_wide_as_itself(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its beam an HNSW scan goes on by iterations of lesser quality: the nearest-first read of ``scan`` spans
+    asks for a beam of ``scan`` (at most pgvector's 1000), the direct ranking for the configured one."""
+    beams: list[int] = []
+    run_leg = binders.store.run_leg
+
+    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
+        beams.append(ef_search)
+        return run_leg(statement, params, ef_search, planned, exact)
+
+    monkeypatch.setattr(binders.store, "run_leg", noting)
+    parsed = parse_query("insurance doc_type:agreement")
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    for scan, expected in ((30, 40), (600, 600), (5000, 1000)):
+        beams.clear()
+        fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=10, dense_scan=scan, ef_search=40)
+        dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion)
+        assert beams == [expected], scan
+    beams.clear()
+    narrow = span_filter(parse_query("Section 3.02 liens"), binders.workspace)
+    dense_leg_rows(binders.store, narrow, binders.embedder.dim, "liens", vector, fusion)
+    assert beams == [40]
 
 
 def test_narrow_filters_are_ranked_directly(binders: Corpus) -> None:
