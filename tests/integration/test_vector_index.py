@@ -51,10 +51,11 @@ def _by_index(corpus: Corpus, question: str) -> list[tuple[str, int, int]]:
     statement, params = q.dense_leg(span_filter(parsed, corpus.workspace), corpus.embedder.dim)
     vector = corpus.embedder.embed([parsed.search_text])[0]
     bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector}
-    forced = {"enable_seqscan": "off", "enable_bitmapscan": "off", "hnsw.ef_search": "100"}
+    # only the HNSW index gives the order: no sort, no sequential or bitmap read of the spans
+    forced = {"enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off", "hnsw.ef_search": "100"}
     with corpus.store.scoped(corpus.workspace, forced) as conn:
         plan = [str(next(iter(r.values()))) for r in conn.execute(b"EXPLAIN " + statement.as_bytes(conn), bound)]
-        assert any(q.hnsw_index_name(corpus.embedder.dim) in line for line in plan), plan
+        assert any(q.hnsw_index_name(corpus.embedder.dim) in line for line in plan), "\n".join(plan)
         return [(r["doc_id"], r["page_number"], r["ordinal"]) for r in conn.execute(statement, bound)]
 
 
