@@ -50,7 +50,7 @@ DEFAULT_FLOOR = 0.45
 EF_SEARCH = 200
 MAX_EF_SEARCH = 1000
 #: The HNSW index's build parameters (``m`` links a node, ``ef_construction`` its build beam; pgvector's default beam
-#: is 64, which misses whole clusters of near-copies: bench/search.py's 10^5 spans, recall@10 0.87 filtered against 1.00
+#: is 64, which misses whole clusters of near-copies: bench/search.py's 10^5 spans, recall@10 0.87 filtered against 0.99
 #: at 200), and pgvector's bounds on them.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200

@@ -272,19 +272,24 @@ class Corpus:
 
     def rebuild_vector_index(self, maintenance_work_mem: str | None = None) -> VectorIndexReport:
         """Build the HNSW index serving this workspace again with the settings' ``hnsw_m`` and
-        ``hnsw_ef_construction`` (it serves every workspace of the same vector dimension). Searches and ingests go
-        on meanwhile; the new index replaces the old one when it is complete. ``maintenance_work_mem``: memory for
-        the build (``2GB``; the server's own setting when omitted).
+        ``hnsw_ef_construction`` (it serves every workspace of the same vector dimension), on a connection of its
+        own. Searches and ingests go on meanwhile; the new index replaces the old one when it is complete.
+        ``maintenance_work_mem``: memory for the build (``2GB``; the server's own setting when omitted).
 
         Raises:
             NotFoundError: the workspace does not exist.
-            StoreError: the build failed (the index in use is kept).
+            StoreError: the build failed, or another rebuild is running (the index in use is kept).
         """
         _, dim = self.require_exists()
         before = self.store.vector_index_build(dim)
         build = self.settings.index_build
-        self.store.rebuild_vector_index(dim, build, maintenance_work_mem)
-        self._wrote()
+        rebuilder = self.database.connect()  # its own session: closing it releases the rebuild's lock
+        try:
+            rebuilder.rebuild_vector_index(dim, build, maintenance_work_mem)
+            if self.database.read_url is not None:
+                self.database.note_write(rebuilder)
+        finally:
+            rebuilder.close()
         return VectorIndexReport(dim, before, build)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
+from psycopg import sql
 
 from kruschnexus import Corpus
 from kruschnexus.cli.app import cli
@@ -52,7 +53,15 @@ def _by_index(corpus: Corpus, question: str) -> list[tuple[str, int, int]]:
     vector = corpus.embedder.embed([parsed.search_text])[0]
     bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector}
     # only the HNSW index gives the order: no sort, no sequential or bitmap read of the spans
-    forced = {"enable_seqscan": "off", "enable_bitmapscan": "off", "enable_sort": "off", "hnsw.ef_search": "100"}
+    # the index holds every workspace of the session's database: scan on until ten of this one's pass
+    forced = {
+        "enable_seqscan": "off",
+        "enable_bitmapscan": "off",
+        "enable_sort": "off",
+        "hnsw.ef_search": "1000",
+        "hnsw.iterative_scan": "strict_order",
+        "hnsw.max_scan_tuples": "1000000",
+    }
     with corpus.store.scoped(corpus.workspace, forced) as conn:
         plan = [str(next(iter(r.values()))) for r in conn.execute(b"EXPLAIN " + statement.as_bytes(conn), bound)]
         assert any(q.hnsw_index_name(corpus.embedder.dim) in line for line in plan), "\n".join(plan)
@@ -69,7 +78,10 @@ def _exact(corpus: Corpus, question: str) -> list[tuple[str, int, int]]:
 
 def _leftover_indexes(store: PgStore) -> list[str]:
     with store.scoped(CATALOGUE) as conn:
-        rows = conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE %s", ("%_rebuild",)).fetchall()
+        rows = conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE indexname LIKE 'spans_hnsw%%' AND indexname <> ALL(%s)",
+            ([q.hnsw_index_name(384)],),
+        ).fetchall()
     return [str(r["indexname"]) for r in rows]
 
 
@@ -95,17 +107,30 @@ def test_a_rebuild_takes_other_parameters_and_serves_the_same_nearest_spans(corp
     ]
 
 
-def test_a_rebuild_stopped_midway_is_dropped_by_the_next(corpus: Corpus) -> None:
-    """A concurrent build that was stopped leaves an invalid index under the rebuild name: the next one drops it."""
+def test_what_a_stopped_rebuild_left_is_dropped_by_the_next(corpus: Corpus) -> None:
+    """A rebuild stopped during its build leaves an index under the rebuild name (invalid), one stopped after the swap
+    the replaced index: the next rebuild drops both."""
     dim = corpus.embedder.dim
-    leftover = q.hnsw_index_name(dim) + q.REBUILD_SUFFIX
+    leftovers = [q.hnsw_index_name(dim) + suffix for suffix in (q.REBUILD_SUFFIX, q.REPLACED_SUFFIX)]
     with corpus.store.scoped(CATALOGUE) as conn:
-        conn.execute(f'CREATE INDEX "{leftover}" ON spans (doc_id)')
-    assert _leftover_indexes(corpus.store) == [leftover]
+        for name in leftovers:
+            conn.execute(sql.SQL("CREATE INDEX {} ON spans (doc_id)").format(sql.Identifier(name)))
+    assert sorted(_leftover_indexes(corpus.store)) == sorted(leftovers)
     with _with_build(corpus, 12, 48) as other:
         other.rebuild_vector_index()
     assert not _leftover_indexes(corpus.store)
     assert corpus.store.vector_index_build(dim) == IndexBuild(12, 48)
+
+
+def test_a_second_rebuild_is_refused_while_one_runs(corpus: Corpus) -> None:
+    holder = corpus.database.connect()
+    try:
+        assert holder.conn.execute(q.TRY_LOCK_INDEX_REBUILD).fetchone() == {"locked": True}
+        with pytest.raises(StoreError, match="another rebuild of a vector index is running"):
+            corpus.rebuild_vector_index()
+    finally:
+        holder.close()  # the session's lock goes with it
+    assert corpus.rebuild_vector_index().after == IndexBuild(16, 200)
 
 
 def test_searches_go_on_while_the_index_is_rebuilt(corpus: Corpus) -> None:

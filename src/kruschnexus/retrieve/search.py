@@ -246,6 +246,7 @@ def run_search(
     pinned = bool(query.versions) or query.as_of is not None
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
+        _kept(early, False)
         return SearchOutcome([], functools.partial(_trace, query, embedder, settings, [], {}, 0, None, unknown))
     doc_ids = match.doc_ids if match else ()
     text = query.search_text
@@ -260,9 +261,8 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    legs = _Legs(
-        store, embedder, index, settings, text, early if text == query.search_text else None, bool(query.sections)
-    )
+    early = _kept(early, text == query.search_text)  # without the naming words, the text is embedded again
+    legs = _Legs(store, embedder, index, settings, text, early, bool(query.sections))
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
@@ -318,6 +318,14 @@ def run_search(
         mentioned=mentioned if scored else None,
     )
     return SearchOutcome(hits, trace)
+
+
+def _kept(early: Future[Vectors] | None, needed: bool) -> Future[Vectors] | None:
+    """``early`` when ``needed``; else ``None``, and the embedding is stopped if it has not started."""
+    if early is not None and not needed:
+        early.cancel()
+        return None
+    return early
 
 
 def section_mentions(text: str) -> list[str]:

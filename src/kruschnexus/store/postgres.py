@@ -309,8 +309,11 @@ class PgStore:
                 f" model is {model_id} ({dim} dims). Use the same NEXUS_EMBEDDER or another workspace."
             )
         with self.scoped(CATALOGUE) as conn:
-            conn.execute(q.LOCK_INDEX_DDL)  # a second writer waits, then finds the index made
-            conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
+            # No DDL when the index is there: even IF NOT EXISTS locks spans, and would wait for a rebuild.
+            present = conn.execute(q.SELECT_INDEX_EXISTS, {"name": q.hnsw_index_name(dim)}).fetchone()
+            if not (present and present["present"]):
+                conn.execute(q.LOCK_INDEX_DDL)  # a second writer waits, then finds the index made
+                conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
         return created is not None
 
     def cache_vectors(self, dim: int, vectors: Mapping[str, Any]) -> None:
@@ -577,20 +580,22 @@ class PgStore:
             conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction))
 
     def rebuild_vector_index(self, dim: int, index: IndexBuild, maintenance_work_mem: str | None = None) -> None:
-        """Build the HNSW index of one dimension again as ``index`` says, beside the one in use, then drop that one
-        and give the new one its name. Every step is ``CONCURRENTLY``: searches keep reading and ingests keep
-        writing throughout (while the old index is dropped, the new one serves). One rebuild at a time; a failed
-        build is dropped, and what a stopped one left (an invalid index) is dropped by the next.
+        """Build the HNSW index of one dimension again as ``index`` says, beside the one in use (``CONCURRENTLY``:
+        searches read and ingests write meanwhile), swap the two names in one short transaction, then drop the
+        replaced index concurrently. One rebuild at a time (a second is refused); a failed build is dropped, and
+        what a stopped one left (an invalid build, a replaced index) is dropped by the next. Use a connection of
+        its own: the session's advisory lock is released when it closes, whatever stopped the rebuild.
 
         Raises:
-            StoreError: the rebuild failed (the index in use is kept).
+            StoreError: the rebuild failed or another is running (the index in use is kept).
         """
-        if self.conn.closed or self.conn.broken:
-            self._replace_connection()
         conn = self.conn  # autocommit: a concurrent build runs outside any transaction
         try:
-            conn.execute(q.LOCK_INDEX_REBUILD)
+            row = conn.execute(q.TRY_LOCK_INDEX_REBUILD).fetchone()
+            if not (row and row["locked"]):
+                raise StoreError("another rebuild of a vector index is running: wait for it to finish")
             try:
+                conn.execute(q.drop_replaced_index_ddl(dim))
                 conn.execute(q.drop_rebuilt_index_ddl(dim))
                 if maintenance_work_mem is not None:
                     conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
@@ -600,13 +605,11 @@ class PgStore:
                     if not (conn.closed or conn.broken):
                         conn.execute(q.drop_rebuilt_index_ddl(dim))
                     raise
-                conn.execute(q.LOCK_INDEX_DDL_SESSION)
-                try:
-                    conn.execute(q.drop_hnsw_index_ddl(dim, concurrently=True))
-                    conn.execute(q.rename_rebuilt_index_ddl(dim))
-                finally:
-                    if not (conn.closed or conn.broken):
-                        conn.execute(q.UNLOCK_INDEX_DDL_SESSION)
+                with self.scoped(CATALOGUE) as swap:
+                    swap.execute(q.LOCK_INDEX_DDL)
+                    swap.execute(q.rename_index_ddl(dim, "", q.REPLACED_SUFFIX))
+                    swap.execute(q.rename_index_ddl(dim, q.REBUILD_SUFFIX, ""))
+                conn.execute(q.drop_replaced_index_ddl(dim))
             finally:
                 if not (conn.closed or conn.broken):
                     conn.execute(q.RESET_MAINTENANCE_MEMORY)

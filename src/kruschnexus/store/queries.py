@@ -294,12 +294,9 @@ def hnsw_index_ddl(dim: int, m: int, ef_construction: int, *, rebuild: bool = Fa
     )
 
 
-def drop_hnsw_index_ddl(dim: int, *, concurrently: bool = False) -> sql.Composed:
-    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster); ``concurrently``:
-    without blocking reads or writes, outside any transaction (the one a rebuild replaces)."""
-    return sql.SQL("DROP INDEX {concurrently} IF EXISTS {name}").format(
-        concurrently=sql.SQL("CONCURRENTLY" if concurrently else ""), name=sql.Identifier(hnsw_index_name(dim))
-    )
+def drop_hnsw_index_ddl(dim: int) -> sql.Composed:
+    """Drop the HNSW index of one dimension (a bulk load builds it once afterwards, far faster)."""
+    return sql.SQL("DROP INDEX IF EXISTS {name}").format(name=sql.Identifier(hnsw_index_name(dim)))
 
 
 def drop_rebuilt_index_ddl(dim: int) -> sql.Composed:
@@ -310,21 +307,32 @@ def drop_rebuilt_index_ddl(dim: int) -> sql.Composed:
     )
 
 
-def rename_rebuilt_index_ddl(dim: int) -> sql.Composed:
-    """Give a rebuilt HNSW index the name of the one it replaces."""
+def rename_index_ddl(dim: int, old_suffix: str, new_suffix: str) -> sql.Composed:
+    """Rename the HNSW index of one dimension from its name with ``old_suffix`` to that with ``new_suffix``."""
     name = hnsw_index_name(dim)
-    return sql.SQL("ALTER INDEX {rebuilt} RENAME TO {name}").format(
-        rebuilt=sql.Identifier(name + REBUILD_SUFFIX), name=sql.Identifier(name)
+    return sql.SQL("ALTER INDEX {old} RENAME TO {new}").format(
+        old=sql.Identifier(name + old_suffix), new=sql.Identifier(name + new_suffix)
     )
 
 
-#: Serialises rebuilds of HNSW indexes (a session lock: a concurrent build runs outside any transaction).
-LOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_lock(hashtextextended('nexus.hnsw_rebuild', 0))")
+#: The name the replaced HNSW index has from the swap until it is dropped.
+REPLACED_SUFFIX = "_replaced"
+
+
+def drop_replaced_index_ddl(dim: int) -> sql.Composed:
+    """Drop the HNSW index a rebuild replaced, without blocking reads or writes (outside any transaction)."""
+    return sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {name}").format(
+        name=sql.Identifier(hnsw_index_name(dim) + REPLACED_SUFFIX)
+    )
+
+
+#: Serialises rebuilds of HNSW indexes (a session lock, tried: a second rebuild is refused at once instead of
+#: waiting, and a concurrent build never waits on a session that waits on it).
+TRY_LOCK_INDEX_REBUILD = sql.SQL("SELECT pg_try_advisory_lock(hashtextextended('nexus.hnsw_rebuild', 0)) AS locked")
 UNLOCK_INDEX_REBUILD = sql.SQL("SELECT pg_advisory_unlock(hashtextextended('nexus.hnsw_rebuild', 0))")
-#: :data:`LOCK_INDEX_DDL` held by a session while a rebuilt index takes the old one's name (no index of that name
-#: for a moment: a new workspace's ``CREATE INDEX IF NOT EXISTS`` waits instead of building another).
-LOCK_INDEX_DDL_SESSION = sql.SQL("SELECT pg_advisory_lock(hashtextextended('nexus.hnsw_ddl', 0))")
-UNLOCK_INDEX_DDL_SESSION = sql.SQL("SELECT pg_advisory_unlock(hashtextextended('nexus.hnsw_ddl', 0))")
+#: Whether an index of this name exists (``ensure_workspace`` then runs no DDL: even ``CREATE INDEX IF NOT EXISTS``
+#: takes a lock on ``spans`` that waits for a concurrent build).
+SELECT_INDEX_EXISTS = sql.SQL("SELECT to_regclass(%(name)s) IS NOT NULL AS present")
 #: The build options of an index (``m=16``, ``ef_construction=200``; none when it was built with pgvector's own).
 SELECT_INDEX_OPTIONS = sql.SQL("SELECT c.reloptions AS options FROM pg_class c WHERE c.oid = to_regclass(%(name)s)")
 
