@@ -38,7 +38,7 @@ from kruschnexus.parse.pdf import PdfFile, RawPage
 from kruschnexus.parse.text import open_markdown, open_text
 
 #: Bumped whenever a change to parsing, layout or chunking can change stored text, offsets or boxes.
-EXTRACTOR_VERSION = "pdf-10+units-4"
+EXTRACTOR_VERSION = "pdf-11+units-4"
 
 
 class Source(Protocol):

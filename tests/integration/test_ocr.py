@@ -15,6 +15,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytesseract
 import pytest
+from reportlab.lib.colors import Color
 
 from kruschnexus import Corpus
 from kruschnexus.config import OcrMode, Settings
@@ -229,3 +230,43 @@ def test_a_scans_coloured_headings_and_links_are_read(tmp_path: Path) -> None:
     for printed, *_ in lines[:-1]:
         assert printed in text, (printed, text)
     assert "grey" not in text
+
+
+def test_a_scans_initials_and_paid_off_the_grid_are_not_read(tmp_path: Path) -> None:
+    """Translucent blue initials in a stamp's larger letters, ending where the first line ends, and a red ``PAID`` on
+    the white space between paragraphs, scanned in grey: as dark as the navy heading (grey 68 and 74 against 52),
+    but the heading starts at the margin and they keep to no grid of the page, so OCR does not read them (before,
+    both reached the page's text). The heading and every line of the body are read."""
+    from reportlab.pdfgen import canvas
+
+    from tests.pdfgen import scanned_copy
+
+    path = tmp_path / "stamped.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    c.setFillColorRGB(0x1F / 255, 0x38 / 255, 0x64 / 255)
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(72, 720, "Section 4.2 Late Charges")
+    body = [
+        "A late charge of five percent applies to any payment received after the tenth day of the month.",
+        "The Landlord may apply the security deposit to any rent that remains unpaid after notice.",
+        "Holdover rent equals one hundred fifty percent of the monthly rent last in effect.",
+        "The Tenant shall pay the monthly rent on the first day of each month without demand.",
+    ]
+    c.setFillColorRGB(0, 0, 0)
+    c.setFont("Times-Roman", 11)
+    for k, line in enumerate(body):
+        c.drawString(72, 696 - 16 * k - (40 if k >= 2 else 0), line)
+    margin = 72 + c.stringWidth(body[0], "Times-Roman", 11)
+    c.setFillColor(Color(0.1, 0.15, 0.6, alpha=0.9))
+    c.setFont("Times-BoldItalic", 15)
+    c.drawRightString(margin, 660, "JKM")  # ends where the first line ends, between the paragraphs
+    c.setFillColorRGB(0.85, 0.05, 0.05)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(230, 640, "PAID")
+    c.showPage()
+    c.save()
+    with PdfSource(scanned_copy(path, tmp_path / "stamped_scan.pdf"), ReadOptions(ocr=OcrMode.ALWAYS)) as source:
+        text = " ".join(source.page(1).text.split())
+    assert "JKM" not in text and "PAID" not in text, text
+    for printed in ["Section 4.2 Late Charges", *body]:
+        assert printed in text, (printed, text)

@@ -188,7 +188,8 @@ def test_stamps_over_real_pdfs_keep_their_floor() -> None:
     of 0.148 (max 0.43; 0.032 on the unstamped scans) and 20 stamp words in spans; after, 0.015 (max 0.059; 0.011
     unstamped) and 7 (the translucent blue initials, as dark in grey as the body's ink allows). Keeping lighter ink
     that is a level line of text of its own (a scan's blue heading, pdf-10): 0.016 (max 0.059) and 8 (the
-    initials, and one PAID on white space)."""
+    initials, and one PAID on white space). Dropping lines of another ink that keep to no grid of the page (pdf-11):
+    0.013 (max 0.050) and 0."""
     stamps = load_bench("stamps")
     pages: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -201,5 +202,5 @@ def test_stamps_over_real_pdfs_keep_their_floor() -> None:
     totals = {k: v for k, v in report.items() if k != "per_page"}
     assert report["pages"] == 14 and report["boxes_moved"] == 0, report
     assert report["corrupted"] == 0 and report["stamp_recall"] >= 0.99, totals
-    assert report["ocr_cer_mean"] <= 0.02 and report["ocr_cer_max"] <= 0.08, totals
-    assert report["ocr_cer_unstamped_mean"] <= 0.015 and report["ocr_stamp_words"] <= 8, totals
+    assert report["ocr_cer_mean"] <= 0.015 and report["ocr_cer_max"] <= 0.06, totals
+    assert report["ocr_cer_unstamped_mean"] <= 0.015 and report["ocr_stamp_words"] == 0, totals

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from PIL import Image
 
-from kruschnexus.parse.ink import LIGHTER, body_ink
+from kruschnexus.parse.ink import OTHER, body_ink
 
 DPI = 300.0  # the rim is round(0.75 pt * 300 / 72) = 3 pixels
 
@@ -77,6 +77,51 @@ def test_a_stamp_touching_the_text_is_dropped_where_it_is_not_the_texts() -> Non
     assert (out[53:60, 212:240] == 255).all() and (out[36, 212:240] == 255).all()  # beyond the rims
 
 
+def letters(pixels: NDArray[np.uint8], top: int, left: int, count: int, level: int, height: int = 10) -> None:
+    """``count`` letters 8 pixels wide and ``height`` tall standing on one baseline (``top + 10``), 3 pixels apart."""
+    for k in range(count):
+        pixels[top + 10 - height : top + 10, left + 11 * k : left + 11 * k + 8] = level
+
+
+def paragraph(width: int = 500) -> NDArray[np.uint8]:
+    """Three black lines of text from the margin (10) to 227; the column's centre is 118, the page's 250."""
+    pixels = page(width, 200)
+    for top in (10, 30, 50):
+        words(pixels, top, 10, 20, 0)
+    return pixels
+
+
+def test_initials_of_another_ink_off_the_grid_are_dropped() -> None:
+    """A ``PAID`` on white space, initials in the margin: a line of another ink (grey 68 to 74, a blue or red stamp
+    pad's) that starts, ends and is centred where no line is and sits on no line's baseline is struck on, not set."""
+    pixels = paragraph()
+    letters(pixels, 100, 130, 4, 74)  # PAID, the body's size: centre 150.5, 32 from the column's, 99 from the page's
+    letters(pixels, 150, 290, 3, 68)  # initials in the right margin
+    out = cleaned(pixels)
+    assert (out[90:170] == 255).all()
+    assert (out[:70] == pixels[:70]).all()
+
+
+def test_larger_initials_ending_at_the_margin_are_dropped() -> None:
+    """Initials in a stamp's larger letters that happen to end where the text's lines end (227): only a line set in
+    the text's size keeps to the grid by its end or its baseline."""
+    pixels = paragraph()
+    letters(pixels, 100, 198, 3, 68, height=14)  # ends at 228, a pixel from the margin; 14 tall against 10
+    assert (cleaned(pixels)[86:110] == 255).all()
+
+
+def test_lines_of_another_ink_on_the_grid_are_kept() -> None:
+    """Typeset text of another ink keeps to the grid, whatever its size: a larger navy heading at the margin, a
+    centred title, a date in the text's size set flush right, a link continuing its sentence."""
+    pixels = paragraph(460)
+    letters(pixels, 80, 10, 12, 52, height=14)  # a heading at the margin, larger than the text
+    letters(pixels, 105, 85, 6, 57, height=14)  # a title centred on the column (118)
+    letters(pixels, 130, 195, 3, 68)  # a date ending at the margin, the text's size
+    words(pixels, 155, 10, 10, 0)
+    letters(pixels, 155, 260, 8, 80)  # the sentence's link, on its baseline, beyond the joining distance
+    assert (cleaned(pixels) == pixels).all()
+
+
 def test_words_inside_a_ring_go_with_it() -> None:
     """A seal: a ring (a frame, mostly paper inside) and the small word printed in it."""
     pixels = page(300, 200)
@@ -133,8 +178,8 @@ boxes = st.lists(
 def test_ink_is_only_ever_kept_or_dropped_and_the_darkest_never_changes(
     drawn: list[tuple[int, int, int, int, int]], dpi: float
 ) -> None:
-    """Every pixel is kept as scanned or painted as paper; ink within :data:`LIGHTER` levels of the darkest is
-    always kept."""
+    """Every pixel is kept as scanned or painted as paper; ink within :data:`OTHER` levels of the darkest (the body's
+    own) is always kept."""
     pixels = page()
     for top, left, height, width, level in drawn:
         box = pixels[top : top + height, left : left + width]
@@ -144,7 +189,7 @@ def test_ink_is_only_ever_kept_or_dropped_and_the_darkest_never_changes(
     ink = pixels[pixels < 235]
     if ink.size:
         darkest = float(np.percentile(ink, 1.0))
-        assert (out[pixels < darkest + LIGHTER] == pixels[pixels < darkest + LIGHTER]).all()
+        assert (out[pixels < darkest + OTHER] == pixels[pixels < darkest + OTHER]).all()
 
 
 def test_a_scanners_edge_shadow_is_no_frame() -> None:

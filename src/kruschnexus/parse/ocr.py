@@ -117,7 +117,7 @@ class Tesseract:
     @property
     def description(self) -> str:
         """Engine, version, language and resolution, as recorded with an OCR'd document."""
-        return f"tesseract {self.version} {self.lang} {OCR_DPI}dpi body-ink"
+        return f"tesseract {self.version} {self.lang} {OCR_DPI}dpi body-ink-2"
 
     def read(self, image: Image.Image, dpi: float = OCR_DPI) -> list[OcrLine]:
         """The lines Tesseract finds in the body's ink of ``image`` (rendered at ``dpi``; ink lighter than the
