@@ -167,6 +167,11 @@ class Settings:
             the dense leg first reads this many spans nearest the question (with an HNSW beam of at least as many,
             at most 1000) and filters them; when fewer than
             ``dense_depth`` pass, it ranks every span that passes instead. Env ``NEXUS_DENSE_SCAN``.
+        dense_exact: under a filter that passes spans by their keys (a named section or document), the dense leg
+            ranks every span that passes by its exact distance when the planner expects at most this many times
+            sqrt(``dense_depth`` x spans stored) to pass, else it walks the HNSW graph. Reading ``n`` spans that
+            pass costs about ``n``; the graph's walk goes past about ``dense_depth`` x stored / ``n`` spans that do
+            not to find ``dense_depth`` that do, and the two meet at that square root. Env ``NEXUS_DENSE_EXACT``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -228,6 +233,7 @@ class Settings:
     hnsw_m: int = HNSW_M
     hnsw_ef_construction: int = HNSW_EF_CONSTRUCTION
     dense_scan: int = 400
+    dense_exact: float = 1.0
     local_idf_min_weight: float = 0.01
     local_idf_max_documents: int = 3
     twin_same_passage: float = 0.8

@@ -18,6 +18,7 @@ from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError, EmbedError, NotFoundError, StoreError
 from kruschnexus.ingest import FileResult, Ingester, Progress
+from kruschnexus.lexical.analysis import line_markers
 from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.retrieve.search import SearchOutcome, run_search
@@ -262,12 +263,14 @@ class Corpus:
 
     def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Rebuild this workspace's lexical index from the database (it is derived; nothing is lost);
-        ``progress`` hears the spans indexed so far and the total.
+        ``progress`` hears the spans indexed so far and the total. Spans stored before they held their line markers
+        (migration 0010) are given them first, so that a section look-up finds them by index.
 
         Raises:
             NotFoundError: the workspace does not exist.
         """
         self.require_exists()
+        self.store.mark_lines(self.workspace, line_markers)
         return self.lexicon.sync(self.store, self.workspace, rebuild=True, progress=progress)
 
     def rebuild_vector_index(self, maintenance_work_mem: str | None = None) -> VectorIndexReport:
@@ -331,6 +334,7 @@ class Corpus:
             local_idf=s.local_idf,
             ef_search=s.ef_search,
             dense_scan=s.dense_scan,
+            dense_exact=s.dense_exact,
             absent_misspelt_chars=s.absent_misspelt_chars,
             absent_share=s.absent_share,
             absent_document_min=s.absent_document_min,

@@ -25,7 +25,7 @@ from kruschnexus.errors import (
     UnsupportedFormatError,
 )
 from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
-from kruschnexus.lexical.analysis import file_words, title_of
+from kruschnexus.lexical.analysis import file_words, line_markers, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.parse.ocr import tesseract_languages, tesseract_version
 from kruschnexus.store.postgres import DocumentWriter, PgStore
@@ -580,6 +580,7 @@ class Ingester:
             dim=self.embedder.dim,
             embedding=vector,
             embed_key=key,
+            line_markers=line_markers(chunk.text),
         )
 
 

@@ -98,7 +98,7 @@ def test_the_nearest_first_read_has_a_beam_as_wide_as_itself(binders: Corpus, mo
     beams.clear()
     narrow = span_filter(parse_query("Section 3.02 liens"), binders.workspace)
     dense_leg_rows(binders.store, narrow, binders.embedder.dim, "liens", vector, fusion)
-    assert beams == [40]
+    assert beams == [40]  # ranked exactly: the beam is the configured one
 
 
 def test_narrow_filters_are_ranked_directly(binders: Corpus) -> None:
@@ -109,6 +109,62 @@ def test_narrow_filters_are_ranked_directly(binders: Corpus) -> None:
         assert not nearest_first(raw), raw
     for raw in ("doc_type:lease rent", "doc:*binder* liens", "liens page:2", "liens -swingline"):
         assert nearest_first(raw), raw
+
+
+def test_keyed_filters_are_ranked_exactly_first(binders: Corpus) -> None:
+    """A section or a named document passes spans by their keys: the dense leg tries ranking them exactly first; a
+    phrase or a filter that may pass many does not."""
+
+    def exactly_first(raw: str, doc_ids: tuple[str, ...] = ()) -> bool:
+        return q.ranks_exactly_first(span_filter(parse_query(raw), binders.workspace, doc_ids))
+
+    assert exactly_first("Section 3.02 liens") and exactly_first("Article II")
+    assert exactly_first("liens", doc_ids=("a" * 64,))
+    for raw in ('"financially sound carriers" insurance', 'Section 3.02 "sound carriers"', "doc:*binder* liens"):
+        assert not exactly_first(raw), raw
+
+
+def test_a_section_passing_few_is_ranked_exactly(binders: Corpus) -> None:
+    """When the planner expects few spans to pass (under sqrt(depth x spans stored)), every one is read and ranked by
+    its exact distance: the rows are the exact ranking's, and say how many passed."""
+    raw = "Section 3.02 liens"
+    rows, statement = _served(binders, raw, depth=10, scan=400)
+    assert "WITH passing" in statement
+    exact = _exact(binders, raw, 10)
+    assert rows and [r.key for r in rows] == [r.key for r in exact]
+    assert [r.cosine for r in rows] == pytest.approx([r.cosine for r in exact], abs=1e-6)
+    assert rows[0].passing == len(_exact(binders, raw, 10_000))
+
+
+def test_an_exact_ranking_past_its_cap_walks_the_graph_instead(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planner's estimate can be wrong: when more spans pass than the exact ranking reads (four times what was
+    expected), its rows are no answer and the HNSW index ranks them (the estimate is made wrong here: the store says
+    the planner expects none to pass, and the threshold is one span)."""
+    raw = "Article II liens"
+    passing = len(_exact(binders, raw, 10_000))
+    assert passing > 4, passing
+    monkeypatch.setattr(binders.store, "passing_estimate", lambda *args, **kwargs: (0.0, 1.0))
+    parsed = parse_query(raw)
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=1, dense_exact=1.0)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    rows, (statement, _) = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion)
+    text = statement.as_string(None)
+    assert "WITH passing" not in text and "ORDER BY" in text
+    assert len(rows) == 1 and rows[0].key == _exact(binders, raw, 1)[0].key
+
+
+def test_a_section_expected_to_pass_many_walks_the_graph(binders: Corpus) -> None:
+    """A threshold below what the planner expects: the HNSW index ranks, with no exact reading first."""
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=10, dense_exact=1e-6)
+    parsed = parse_query("Section 3.02 liens")
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    rows, (statement, _) = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion)
+    assert "WITH passing" not in statement.as_string(None)
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, "Section 3.02 liens", 10)]
 
 
 def test_a_section_and_a_phrase_pass_what_their_patterns_pass(binders: Corpus) -> None:

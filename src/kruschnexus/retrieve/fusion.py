@@ -87,6 +87,9 @@ class FusionSettings:
     ef_search: int = default_of("ef_search", int)
     #: Spans the dense leg reads nearest-first under a filter that may pass many (see ``Settings.dense_scan``).
     dense_scan: int = default_of("dense_scan", int)
+    #: Under a filter that passes spans by their keys, the dense leg ranks exactly when at most this many times
+    #: sqrt(dense_depth x spans stored) pass (see ``Settings.dense_exact``).
+    dense_exact: float = default_of("dense_exact", float)
     #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
     #: only a passage this much closer in meaning may stand for what the workspace never mentions.
     absent_margin: float = default_of("absent_margin", float)

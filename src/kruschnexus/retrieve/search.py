@@ -95,10 +95,15 @@ def phrase_pattern(phrase: str) -> str:
 
 
 def span_filter(
-    query: Query, workspace: str, doc_ids: tuple[str, ...] = (), names: tuple[str, ...] = ()
+    query: Query,
+    workspace: str,
+    doc_ids: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    unmarked: bool = True,
 ) -> q.SpanFilter:
     """The SQL restrictions a parsed query puts on both legs (``doc_ids``: the document a question names, or
-    ``names``: its name, when the question asks for versions other than the latest)."""
+    ``names``: its name, when the question asks for versions other than the latest; ``unmarked``: some span of the
+    workspace may lack its stored line markers, and a regular expression finds where its lines open a section)."""
     return q.SpanFilter(
         workspace=workspace,
         doc_types=query.doc_types,
@@ -106,7 +111,8 @@ def span_filter(
         source_likes=tuple(glob_to_like(d) for d in query.docs),
         sections=query.sections,
         section_likes=section_likes(query.sections),
-        section_patterns=marker_patterns(query.sections),
+        line_marker_keys=tuple(dict.fromkeys(section.lower() for section in query.sections)),
+        section_patterns=marker_patterns(query.sections) if unmarked else (),
         phrase_patterns=tuple(phrase_pattern(p) for p in query.phrases),
         excluded_likes=tuple(f"%{like_escape(p.lower())}%" for p in query.excluded_phrases),
         excluded_terms=query.excluded_terms,
@@ -129,7 +135,8 @@ def marker_patterns(sections: tuple[str, ...]) -> tuple[str, ...]:
     """PostgreSQL regular expressions (for ``~*``) of a line that opens with one of the sections: ``12.1`` ->
     ``(^|\n)[ \t]*([a-z§¶.]+[ \t]*)?12\\.1([^0-9a-z]|$)``. Loose on purpose (a keyword of any kind may come
     before the id): the SQL only must not lose such spans; :func:`~kruschnexus.lexical.analysis.line_markers`
-    decides which of them open the section."""
+    decides which of them open the section. Only spans stored without their line markers (before migration 0010)
+    are tested so; the others are found by their stored markers."""
     out: dict[str, None] = {}
     for section in sections:
         escaped = re.sub(r"([^0-9a-z ])", r"\\\1", section.lower()).replace(" ", "[ \t]+")
@@ -266,7 +273,8 @@ def run_search(
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
-    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids, names), doc_ids)
+    unmarked = bool(restricting.sections) and store.has_unmarked_spans(workspace)
+    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids, names, unmarked), doc_ids)
     named = dataclasses.replace(
         named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1, soft=soft
     )
@@ -394,14 +402,31 @@ class _Legs:
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 
 
+#: When the planner expects few spans to pass a filter, the exact ranking reads up to this many times as many before it
+#: takes the estimate for wrong and the HNSW graph is walked instead.
+EXACT_SLACK = 4.0
+
+
 def dense_leg_rows(
     store: PgStore, span_f: q.SpanFilter, dim: int, text: str, vector: Vectors, settings: FusionSettings
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
     """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
-    may pass many spans and enough of the nearest pass, else every span that passes, ranked (see
-    :func:`~kruschnexus.store.queries.nearest_first_leg`)."""
+    may pass many spans and enough of the nearest pass (see :func:`~kruschnexus.store.queries.nearest_first_leg`);
+    every span that passes, ranked exactly, when the filter passes spans by their keys and few pass (see
+    :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter follows."""
     s = settings
     common = {"text": text, "limit": s.dense_depth, "vector": vector}
+    if q.ranks_exactly_first(span_f):
+        plan, params = q.passing_plan(span_f, dim)
+        expected, stored = store.passing_estimate(plan, params, span_f.planned_for_values)
+        few = s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
+        if expected <= few:
+            statement, params = q.capped_exact_leg(span_f, dim)
+            cap = math.ceil(EXACT_SLACK * few)
+            bound = {**params, **common, "cap": cap}
+            rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
+            if not rows or (rows[0].passing or 0) <= cap:
+                return rows, (statement, bound)
     if q.reads_nearest_first(span_f):
         statement, params = q.nearest_first_leg(span_f, dim)
         scan = max(s.dense_scan, s.dense_depth)

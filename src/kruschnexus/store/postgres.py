@@ -544,6 +544,20 @@ class PgStore:
                 conn.execute("SET LOCAL enable_indexscan = off")
             return _all(conn, LegRow, query, params)
 
+    def passing_estimate(
+        self, query: Any, params: Mapping[str, Any], planned_for_values: bool = False
+    ) -> tuple[float, float]:
+        """``(spans the planner expects to pass, spans stored)`` for a :func:`~.queries.passing_plan` statement,
+        under the scope :meth:`run_leg` uses."""
+        with (
+            self._leg_scope(params, EF_SEARCH, planned_for_values) as conn,
+            conn.cursor(row_factory=tuple_row) as cur,
+        ):
+            plan = cur.execute(query, dict(params)).fetchone()
+            stored = cur.execute(q.SELECT_SPANS_ESTIMATE).fetchone()
+        rows = float(plan[0][0]["Plan"]["Plan Rows"]) if plan is not None else 0.0
+        return rows, float(stored[0]) if stored is not None else 0.0
+
     def explain_leg(
         self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
     ) -> list[str]:
@@ -634,6 +648,34 @@ class PgStore:
         with self.scoped(CATALOGUE) as conn:
             row = conn.execute(q.SELECT_INDEX_SIZE, {"name": q.hnsw_index_name(dim)}).fetchone()
         return None if row is None or row["size"] is None else str(row["size"])
+
+    @_read
+    def has_unmarked_spans(self, workspace: str) -> bool:
+        """Whether some span of ``workspace`` was stored without its line markers (before migration 0010)."""
+        with self.scoped(workspace) as conn:
+            row = conn.execute(q.SELECT_UNMARKED, {"workspace": workspace}).fetchone()
+        return bool(row is not None and row["unmarked"])
+
+    def mark_lines(self, workspace: str, markers: Callable[[str], list[str]], batch: int = 5000) -> int:
+        """Store the line markers (``markers`` of its text) of each span of ``workspace`` stored without them, a
+        batch per transaction; returns how many spans were marked."""
+        marked = 0
+        while True:
+            with self.scoped(workspace) as conn:
+                rows = conn.execute(q.SELECT_UNMARKED_SPANS, {"workspace": workspace, "limit": batch}).fetchall()
+                if not rows:
+                    return marked
+                payload = [
+                    {
+                        "doc_id": r["doc_id"],
+                        "page_number": r["page_number"],
+                        "ordinal": r["ordinal"],
+                        "markers": markers(str(r["text"])),
+                    }
+                    for r in rows
+                ]
+                conn.execute(q.UPDATE_LINE_MARKERS, {"workspace": workspace, "rows": Jsonb(payload)})
+            marked += len(rows)
 
     def analyze(self) -> None:
         """Refresh the planner's statistics of the document tables (after a bulk load)."""

@@ -86,7 +86,8 @@ class BlockRecord:
 @dataclass(frozen=True, slots=True)
 class SpanRecord:
     """One span: its offsets into its page's text, section, boxes and vector (``embedding``, a numpy array),
-    stored under ``embed_key`` (the model and the exact text it read)."""
+    stored under ``embed_key`` (the model and the exact text it read); ``line_markers``: the section markers that
+    open a line of its text (:func:`~kruschnexus.lexical.analysis.line_markers`)."""
 
     workspace: str
     doc_id: str
@@ -106,6 +107,7 @@ class SpanRecord:
     dim: int
     embedding: Any
     embed_key: str | None
+    line_markers: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +270,8 @@ class LegRow(HitRow):
 
     fulltext_match: bool
     cosine: float | None = None
+    #: How many spans passed the filter, up to its cap and one more (:func:`~.queries.capped_exact_leg` only).
+    passing: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

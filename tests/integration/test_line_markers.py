@@ -1,0 +1,125 @@
+"""Line markers stored with each span (migration 0010): the section markers that open a line of its text, as the
+lexical analysis reads them. A section look-up finds the spans where a line opens the section through their index,
+with the test fusion applies; spans stored before the migration (no markers) are still found by the regular
+expression, until ``Corpus.reindex`` marks them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kruschnexus import Corpus
+from kruschnexus.config import Settings
+from kruschnexus.doctor import run_checks
+from kruschnexus.embed.base import Embedder
+from kruschnexus.lexical.analysis import line_markers
+from kruschnexus.retrieve.fusion import Candidate, in_named_section
+from kruschnexus.retrieve.query import parse_query
+from kruschnexus.retrieve.search import span_filter
+from kruschnexus.store import queries as q
+from tests.binder import binder
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.integration
+
+#: Look-ups whose sections open lines of spans of another section (the binder's contents list them all).
+LOOKUPS = ("Section 3.02", "Section 1.01 definitions", "Article II", "Section 4.05 notices", "Section 9.9")
+
+
+@pytest.fixture(scope="module")
+def marked(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    folder = tmp_path_factory.mktemp("marked")
+    with Corpus(workspace="line-markers", settings=settings, embedder=embedder) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest([binder(folder / "binder.pdf", 18), FIXTURES / "sample_contract.pdf"])
+        yield corpus
+
+
+def _stored(corpus: Corpus) -> dict[tuple[str, int, int], tuple[str, list[str] | None]]:
+    with corpus.store.scoped(corpus.workspace) as conn:
+        rows = conn.execute(
+            "SELECT doc_id, page_number, ordinal, text, line_markers FROM spans WHERE workspace = %(w)s",
+            {"w": corpus.workspace},
+        ).fetchall()
+    return {(r["doc_id"], r["page_number"], r["ordinal"]): (r["text"], r["line_markers"]) for r in rows}
+
+
+def _admitted(corpus: Corpus, raw: str, unmarked: bool) -> set[tuple[str, int, int]]:
+    """The spans the SQL section filter passes (every one, ranked exactly) that fusion then keeps as in the section."""
+    parsed = parse_query(raw)
+    f = span_filter(parsed, corpus.workspace, unmarked=unmarked)
+    statement, params = q.dense_leg(f, corpus.embedder.dim)
+    vector = corpus.embedder.embed([parsed.search_text])[0]
+    bound = {**params, "text": parsed.search_text, "limit": 10_000, "vector": vector}
+    rows = corpus.store.run_leg(statement, bound, planned_for_values=True, exact=True)
+    kept = set()
+    for r in rows:
+        candidate = Candidate(
+            key=r.key,
+            section=r.section,
+            section_path=tuple(r.section_path),
+            markers=tuple(line_markers(r.text)),
+        )
+        if in_named_section(candidate, parsed.sections):
+            kept.add(candidate.key)
+    return kept
+
+
+def _doctor_line(corpus: Corpus) -> str:
+    report = run_checks(corpus.settings, lambda: corpus.store, lambda: corpus.embedder)
+    check = next(c for c in report.checks if c.name == "line markers")
+    assert check.ok
+    return check.detail
+
+
+def _hits(corpus: Corpus) -> dict[str, list[tuple[str, int | None, int]]]:
+    return {raw: [(h.doc_id, h.page_number, h.char_start) for h in corpus.search(raw, k=5)] for raw in LOOKUPS}
+
+
+def test_each_span_is_stored_with_the_markers_of_its_lines(marked: Corpus) -> None:
+    stored = _stored(marked)
+    assert stored and all(markers == line_markers(text) for text, markers in stored.values())
+    assert any(markers for _, markers in stored.values())  # the binder's contents and sections open lines
+    assert not marked.store.has_unmarked_spans(marked.workspace)
+
+
+@pytest.mark.parametrize("raw", LOOKUPS)
+def test_the_stored_markers_admit_what_the_regular_expression_admitted(marked: Corpus, raw: str) -> None:
+    """The same spans reach fusion in the section, whether a line's opening is read from the stored markers or
+    matched by the regular expression over the text."""
+    by_markers = _admitted(marked, raw, unmarked=False)
+    by_pattern = _admitted(marked, raw, unmarked=True)
+    assert by_markers == by_pattern
+    opened = {
+        k for k, (text, _) in _stored(marked).items() if parse_query(raw).sections[0].lower() in line_markers(text)
+    }
+    assert opened <= by_markers  # every span where a line opens the section, whatever section it lies in
+
+
+def test_spans_stored_before_the_markers_are_found_and_reindex_marks_them(marked: Corpus) -> None:
+    """Spans without markers (as migration 0010 leaves the spans it finds) are still found by the regular
+    expression; ``reindex`` gives them their markers, and the hits do not change."""
+    before = _hits(marked)
+    with marked.store.scoped(marked.workspace) as conn:
+        conn.execute("UPDATE spans SET line_markers = NULL WHERE workspace = %(w)s", {"w": marked.workspace})
+    assert marked.store.has_unmarked_spans(marked.workspace)
+    assert _hits(marked) == before
+    assert "line-markers" in _doctor_line(marked)
+    marked.reindex()
+    assert not marked.store.has_unmarked_spans(marked.workspace)
+    assert all(markers == line_markers(text) for text, markers in _stored(marked).values())
+    assert _hits(marked) == before
+    assert "line-markers" not in _doctor_line(marked)
+
+
+def test_a_workspace_s_marking_is_its_own(marked: Corpus, settings: Settings, embedder: Embedder) -> None:
+    """Unmarked spans of another workspace do not make this one's look-ups fall back to the regular expression."""
+    with Corpus(workspace="line-markers-other", settings=settings, embedder=embedder) as other:
+        other.store.delete_workspace(other.workspace)
+        other.ingest([FIXTURES / "sample_contract.pdf"])
+        with other.store.scoped(other.workspace) as conn:
+            conn.execute("UPDATE spans SET line_markers = NULL WHERE workspace = %(w)s", {"w": other.workspace})
+        assert other.store.has_unmarked_spans(other.workspace)
+        assert not marked.store.has_unmarked_spans(marked.workspace)
+        other.store.delete_workspace(other.workspace)
