@@ -197,10 +197,12 @@ _HIT_COLUMN_LIST = (
     " s.locator, s.header, s.heading_path, s.section, s.section_path, s.char_start, s.char_end, s.bbox, s.boxes,"
     " s.text, s.used_ocr, s.ordinal"
 )
+#: A span's document, joined within its workspace.
+_DOCUMENT_JOIN = "JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
 #: A span's document and page, joined within its workspace.
 _SPAN_JOINS = (
-    "JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id"
-    " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
+    _DOCUMENT_JOIN
+    + " JOIN pages p ON p.workspace = s.workspace AND p.doc_id = s.doc_id AND p.page_number = s.page_number"
 )
 _SPAN_FROM = "FROM spans s " + _SPAN_JOINS
 _SPAN_ROWS = "SELECT " + _HIT_COLUMN_LIST + " " + _SPAN_FROM + " WHERE s.workspace = %(workspace)s"
@@ -586,7 +588,7 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
     where, params = span_filter_sql(f)
     query = sql.SQL(
         "WITH passing AS MATERIALIZED (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
-        " {from_} WHERE {where} AND s.dim = {dim} LIMIT %(cap)s + 1)"
+        " {filter_from} WHERE {where} AND s.dim = {dim} LIMIT %(cap)s + 1)"
         " SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match,"
         " (SELECT count(*) FROM passing) AS passing"
         " FROM (SELECT * FROM passing ORDER BY distance LIMIT %(limit)s) n"
@@ -596,7 +598,7 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
         cols=_HIT_COLUMNS,
         distance=_distance(dim),
         all_terms=_ALL_TERMS,
-        from_=_FROM,
+        filter_from=_filter_from(f),
         joins=sql.SQL(_SPAN_JOINS),
         where=where,
         dim=sql.Literal(int(dim)),
@@ -609,9 +611,15 @@ def passing_plan(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]
     expects to pass."""
     where, params = span_filter_sql(f)
     query = sql.SQL("EXPLAIN (FORMAT JSON) SELECT 1 {from_} WHERE {where} AND s.dim = {dim}").format(
-        from_=_FROM, where=where, dim=sql.Literal(int(dim))
+        from_=_filter_from(f), where=where, dim=sql.Literal(int(dim))
     )
     return query, params
+
+
+def _filter_from(f: SpanFilter) -> sql.SQL:
+    """The spans and what ``f`` tests of them: their document, and their page only for page ranges (joining every
+    page of a workspace costs a read of them all when the planner hashes them)."""
+    return sql.SQL("FROM spans s " + _SPAN_JOINS if f.page_ranges else "FROM spans s " + _DOCUMENT_JOIN)
 
 
 #: How many spans the table holds, as the planner last counted them (every workspace: the HNSW index holds them all).
