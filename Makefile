@@ -32,7 +32,7 @@ test: $(STAMP) lint typecheck
 ## hands one over (loopback port, password, a database owned by a role that is no superuser; tests/external_pg.py)
 EXTERNAL_SUITES := tests/integration/test_ingest_store.py tests/integration/test_search.py \
 	tests/integration/test_versions.py tests/integration/test_reread.py tests/integration/test_lexical.py \
-	tests/integration/test_vector_index.py \
+	tests/integration/test_vector_index.py tests/integration/test_line_markers.py tests/integration/test_dense_leg.py \
 	tests/security/test_row_security.py tests/security/test_tokens.py
 test-external: $(STAMP)
 	$(PY) -m tests.external_pg -- $(PY) -m pytest $(EXTERNAL_SUITES)
