@@ -44,7 +44,8 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     from kruschnexus.store import queries as q
 
     parsed = parse_query(raw)
-    span_f = span_filter(parsed, corpus.workspace)
+    unmarked = bool(parsed.sections) and corpus.store.has_unmarked_spans(corpus.workspace)
+    span_f = span_filter(parsed, corpus.workspace, unmarked=unmarked)  # the search's own filter (run_search)
     text = parsed.search_text
     fusion = corpus.fusion_settings()
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)

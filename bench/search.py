@@ -160,7 +160,8 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     from kruschnexus.store.queries import SpanFilter, dense_leg
 
     parsed = parse_query(raw)
-    span_f = span_filter(parsed, corpus.workspace)
+    unmarked = bool(parsed.sections) and corpus.store.has_unmarked_spans(corpus.workspace)
+    span_f = span_filter(parsed, corpus.workspace, unmarked=unmarked)  # the search's own filter (run_search)
     vector = corpus.embedder.embed([parsed.search_text])[0]
     fusion = corpus.fusion_settings()
     store, dim = corpus.store, corpus.embedder.dim

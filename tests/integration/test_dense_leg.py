@@ -139,9 +139,9 @@ def test_a_section_passing_few_is_ranked_exactly(binders: Corpus) -> None:
 def test_an_exact_ranking_past_its_cap_walks_the_graph_instead(
     binders: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The planner's estimate can be wrong: when more spans pass than the exact ranking reads (four times what was
-    expected), its rows are no answer and the HNSW index ranks them (the estimate is made wrong here: the store says
-    the planner expects none to pass, and the threshold is one span)."""
+    """The planner's estimate can be wrong: when more spans pass than the exact ranking reads (twice the threshold),
+    its rows are no answer and the HNSW index ranks them (the estimate is made wrong here: the store says the planner
+    expects none to pass, and the threshold is one span, so two are read)."""
     raw = "Article II liens"
     passing = len(_exact(binders, raw, 10_000))
     assert passing > 4, passing

@@ -23,8 +23,21 @@ from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
 
-#: Look-ups whose sections open lines of spans of another section (the binder's contents list them all).
-LOOKUPS = ("Section 3.02", "Section 1.01 definitions", "Article II", "Section 4.05 notices", "Section 9.9")
+#: Look-ups of the binder's, the contract's and the handbook's sections (the handbook's 12.1 opens a line of a span of
+#: section 12: only that line finds it).
+LOOKUPS = ("Section 3.02", "Article II", "Section 4.05 notices", "Section 9.9", "Article IV", "Section 12.1")
+HANDBOOK = """# Employee Handbook
+
+## 12. Holidays
+
+The Company observes the public holidays listed in Schedule B.
+12.1 Floating holidays. Each employee may choose two floating holidays a year with the approval of a manager.
+12.2 Holiday pay. An employee who works on a holiday is paid one and a half times the regular rate.
+
+## 13. Leave
+
+Leave requests go to the employee's manager in writing.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +45,9 @@ def marked(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.Temp
     folder = tmp_path_factory.mktemp("marked")
     with Corpus(workspace="line-markers", settings=settings, embedder=embedder) as corpus:
         corpus.store.delete_workspace(corpus.workspace)
-        corpus.ingest([binder(folder / "binder.pdf", 18), FIXTURES / "sample_contract.pdf"])
+        handbook = folder / "handbook.md"
+        handbook.write_text(HANDBOOK, encoding="utf-8")
+        corpus.ingest([binder(folder / "binder.pdf", 18), FIXTURES / "sample_contract.pdf", handbook])
         yield corpus
 
 
@@ -84,25 +99,45 @@ def test_each_span_is_stored_with_the_markers_of_its_lines(marked: Corpus) -> No
     assert not marked.store.has_unmarked_spans(marked.workspace)
 
 
+def _unmark(corpus: Corpus) -> None:
+    with corpus.store.scoped(corpus.workspace) as conn:
+        conn.execute("UPDATE spans SET line_markers = NULL WHERE workspace = %(w)s", {"w": corpus.workspace})
+
+
 @pytest.mark.parametrize("raw", LOOKUPS)
 def test_the_stored_markers_admit_what_the_regular_expression_admitted(marked: Corpus, raw: str) -> None:
     """The same spans reach fusion in the section, whether a line's opening is read from the stored markers or
-    matched by the regular expression over the text."""
+    matched by the regular expression over the text of spans stored without them."""
     by_markers = _admitted(marked, raw, unmarked=False)
-    by_pattern = _admitted(marked, raw, unmarked=True)
+    _unmark(marked)
+    try:
+        by_pattern = _admitted(marked, raw, unmarked=True)
+    finally:
+        assert marked.store.mark_lines(marked.workspace, line_markers) == len(_stored(marked))
     assert by_markers == by_pattern
-    opened = {
-        k for k, (text, _) in _stored(marked).items() if parse_query(raw).sections[0].lower() in line_markers(text)
-    }
+    key = parse_query(raw).sections[0].lower()
+    opened = {k for k, (text, _) in _stored(marked).items() if key in line_markers(text)}
     assert opened <= by_markers  # every span where a line opens the section, whatever section it lies in
+
+
+def test_look_ups_reach_spans_only_a_line_of_which_opens_the_section(marked: Corpus) -> None:
+    """Without the markers (nor the expression) some look-ups lose spans: the arm is what finds them. ``Section 12.1``
+    is answered by the span of section 12 whose second line opens 12.1."""
+    hits = marked.search("Section 12.1", k=3)
+    assert hits and hits[0].section == "12" and "\n12.1 Floating holidays" in hits[0].text
+    _unmark(marked)
+    try:
+        lost = {raw: _admitted(marked, raw, unmarked=False) for raw in LOOKUPS}
+    finally:
+        marked.store.mark_lines(marked.workspace, line_markers)
+    assert any(_admitted(marked, raw, unmarked=False) - lost[raw] for raw in LOOKUPS)
 
 
 def test_spans_stored_before_the_markers_are_found_and_reindex_marks_them(marked: Corpus) -> None:
     """Spans without markers (as migration 0010 leaves the spans it finds) are still found by the regular
     expression; ``reindex`` gives them their markers, and the hits do not change."""
     before = _hits(marked)
-    with marked.store.scoped(marked.workspace) as conn:
-        conn.execute("UPDATE spans SET line_markers = NULL WHERE workspace = %(w)s", {"w": marked.workspace})
+    _unmark(marked)
     assert marked.store.has_unmarked_spans(marked.workspace)
     assert _hits(marked) == before
     assert "line-markers" in _doctor_line(marked)

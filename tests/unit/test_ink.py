@@ -84,9 +84,10 @@ def letters(pixels: NDArray[np.uint8], top: int, left: int, count: int, level: i
 
 
 def paragraph(width: int = 500) -> NDArray[np.uint8]:
-    """Three black lines of text from the margin (10) to 227; the column's centre is 118, the page's 250."""
-    pixels = page(width, 200)
-    for top in (10, 30, 50):
+    """A page 400 pixels tall whose first 200 hold ten black lines of text from the margin (10) to 227; the column's
+    centre is 118, the page's 250 (with its ``width``)."""
+    pixels = page(width, 400)
+    for top in range(10, 200, 20):
         words(pixels, top, 10, 20, 0)
     return pixels
 
@@ -95,30 +96,62 @@ def test_initials_of_another_ink_off_the_grid_are_dropped() -> None:
     """A ``PAID`` on white space, initials in the margin: a line of another ink (grey 68 to 74, a blue or red stamp
     pad's) that starts, ends and is centred where no line is and sits on no line's baseline is struck on, not set."""
     pixels = paragraph()
-    letters(pixels, 100, 130, 4, 74)  # PAID, the body's size: centre 150.5, 32 from the column's, 99 from the page's
-    letters(pixels, 150, 290, 3, 68)  # initials in the right margin
+    letters(pixels, 240, 130, 4, 74)  # PAID, the body's size: centre 150.5, 32 from the column's, 99 from the page's
+    letters(pixels, 300, 290, 3, 68)  # initials in the right margin
     out = cleaned(pixels)
-    assert (out[90:170] == 255).all()
-    assert (out[:70] == pixels[:70]).all()
+    assert (out[220:340] == 255).all()
+    assert (out[:200] == pixels[:200]).all()
 
 
 def test_larger_initials_ending_at_the_margin_are_dropped() -> None:
     """Initials in a stamp's larger letters that happen to end where the text's lines end (227): only a line set in
     the text's size keeps to the grid by its end or its baseline."""
     pixels = paragraph()
-    letters(pixels, 100, 198, 3, 68, height=14)  # ends at 228, a pixel from the margin; 14 tall against 10
-    assert (cleaned(pixels)[86:110] == 255).all()
+    letters(pixels, 240, 198, 3, 68, height=14)  # ends at 228, a pixel from the margin; 14 tall against 10
+    assert (cleaned(pixels)[220:260] == 255).all()
 
 
 def test_lines_of_another_ink_on_the_grid_are_kept() -> None:
     """Typeset text of another ink keeps to the grid, whatever its size: a larger navy heading at the margin, a
     centred title, a date in the text's size set flush right, a link continuing its sentence."""
     pixels = paragraph(460)
-    letters(pixels, 80, 10, 12, 52, height=14)  # a heading at the margin, larger than the text
-    letters(pixels, 105, 85, 6, 57, height=14)  # a title centred on the column (118)
-    letters(pixels, 130, 195, 3, 68)  # a date ending at the margin, the text's size
-    words(pixels, 155, 10, 10, 0)
-    letters(pixels, 155, 260, 8, 80)  # the sentence's link, on its baseline, beyond the joining distance
+    letters(pixels, 220, 10, 12, 52, height=14)  # a heading at the margin, larger than the text
+    letters(pixels, 255, 85, 6, 57, height=14)  # a title centred on the column (118)
+    letters(pixels, 290, 195, 3, 68)  # a date ending at the margin, the text's size
+    words(pixels, 325, 10, 10, 0)
+    letters(pixels, 325, 260, 8, 80)  # the sentence's link, on its baseline, beyond the joining distance
+    assert (cleaned(pixels) == pixels).all()
+
+
+def test_a_grey_body_beside_a_black_bar_is_the_body() -> None:
+    """A page printed in dark grey (55) with a black redaction bar: the bar is the darkest ink, but most of the text's
+    lines are grey, so grey is the body's ink, and a lone indented line and a page number set flush right keep
+    their place as text (not another ink tested against the grid)."""
+    pixels = page(500, 200)
+    pixels[5:15, 300:420] = 0  # the redaction bar
+    for top in (30, 50, 70):
+        words(pixels, top, 10, 20, 55)
+    words(pixels, 100, 47, 6, 55)  # a lone indented line
+    words(pixels, 150, 442, 2, 55)  # a page number flush right, past the text's right edge
+    assert (cleaned(pixels) == pixels).all()
+
+
+def test_a_heading_centred_on_a_column_of_two_is_kept() -> None:
+    """Two columns of black text; a navy heading centred over the right column (not on the page's centre, not at any
+    line's start or end) keeps to the grid: its centre is a long line's."""
+    pixels = page(500, 200)
+    for top in (40, 60, 80, 100):
+        words(pixels, top, 10, 20, 0)  # the left column: 10 to 227
+        words(pixels, top, 270, 20, 0)  # the right column: 270 to 487, centre 378.5
+    letters(pixels, 15, 340, 7, 52, height=14)  # a heading 340 to 414: centre 377, not at 270 nor 487
+    assert (cleaned(pixels) == pixels).all()
+
+
+def test_lines_of_another_ink_that_are_a_third_of_the_page_are_its_text() -> None:
+    """A page whose lines are a third blue: they are text, wherever they stand."""
+    pixels = paragraph()
+    for k in range(5):
+        letters(pixels, 220 + 30 * k, 130 + 13 * k, 4, 68)  # off the grid, each at its own place
     assert (cleaned(pixels) == pixels).all()
 
 

@@ -31,8 +31,8 @@ from kruschnexus.corpus import Corpus
 @json_option
 def command(workspace: str, vectors: bool, build_memory: str | None, as_json: bool) -> None:
     """Rebuild the workspace's lexical (BM25) index from the database, or with --vectors its vector index. Nothing
-    is lost: both are derived. Spans stored before they held their line markers (an earlier version) are given
-    them first, so that a section look-up finds them by index."""
+    is lost: both are derived. Without --vectors, spans stored before they held their line markers (an earlier
+    version) are given them first, so that a section look-up finds them by index."""
     if build_memory is not None and not vectors:
         raise click.UsageError("--build-memory sizes the vector index's build: give it with --vectors")
     with Corpus(workspace=workspace, settings=Settings.load()) as corpus:

@@ -74,7 +74,11 @@ def line_markers(text: str) -> list[str]:
     """Section markers that open a line of ``text``, lower-cased: ``12.1``, ``20``, ``exhibit a``,
     ``article iv``, ``part ii`` (``II`` alone on its line). A span cut from one block can hold the start of a
     section the chunker did not split at (a ``12.1`` on the second line of ``12. Holidays``), or a division no
-    heading tree holds (``EXHIBIT A``)."""
+    heading tree holds (``EXHIBIT A``).
+
+    Each span stores what this returns for its text (``spans.line_markers``, migration 0010), and a section look-up
+    finds spans by it: a change to what it returns needs a migration that sets the stored markers to NULL, so that
+    ``nexus reindex`` marks every span again (fusion reads the markers afresh; the two must not drift apart)."""
     out: dict[str, None] = {}
     for m in _LINE_MARKER.finditer(text):
         if m.group(1):

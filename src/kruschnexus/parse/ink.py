@@ -22,8 +22,8 @@ Ink of another hue can also be as dark in grey as a heading's: translucent blue 
 red heading (52, 57). What tells them apart is where they stand. Typeset text keeps to the page's grid (a heading
 starts at the margin or an indent, a title is centred, a date is set flush right in the text's size, a link
 continues its sentence on its baseline); a stamp is struck wherever the clerk's hand lands. So a line with no pixel
-of the body's ink (none within :data:`OTHER` levels of the darkest) that keeps to no grid is dropped too
-(:func:`_strays`).
+of the body's ink (none within :data:`OTHER` levels of the ink most of the text's lines reach) that keeps to no grid
+is dropped too, unless such lines are a third of the page's (:func:`_strays`).
 
 Everything else is left as scanned, and nothing of the body is thinned.
 """
@@ -64,17 +64,22 @@ TILT_DEGREES = 2.5
 #: (unless it is pale, touches the page's edge or its box covers more than :data:`FRAME_MAX_SHARE` of the page).
 FRAME_FILL = 0.35
 FRAME_MAX_SHARE = 0.1
-#: A line inked at least this many grey levels lighter than the body's darkest (a navy or red heading, initials in a
-#: blue stamp pad's ink) is of another ink, and must keep to the page's grid to be read as text.
+#: A line whose darkest pixel is at least this many grey levels lighter than the ink most of the text's lines reach (a
+#: navy or red heading, initials in a blue stamp pad's ink) is of another ink, and must keep to the page's grid to be
+#: read as text ...
 OTHER = 40
+#: ... unless lines of another ink make this share of the page's lines or more: then they are its text.
+FOREIGN_SHARE = 1.0 / 3.0
 #: A line keeps to the grid when it shares a baseline with another line within this many heights of the body's
 #: letters (a link in a sentence, a red figure in a table's row) ...
 BASELINE_HEIGHTS = 0.2
 #: ... or starts or ends within this many heights of another line's start or end (a heading at the margin or an
 #: indent, a date set flush right) ...
 ALIGN_HEIGHTS = 0.25
-#: ... or is centred, within this many heights, on the page or on the body's column (a title).
+#: ... or is centred, within this many heights, on the page or on the body's full lines (a title over its column) ...
 CENTRE_HEIGHTS = 1.0
+#: ... lines that start where this many lines (themselves included) start and end where as many end.
+SHARED = 3
 #: A line ending where another ends, or on its baseline, must be set in the text's size: no taller above its baseline
 #: than this many times the median of the body's lines.
 SAME_SIZE = 1.1
@@ -99,7 +104,7 @@ def body_ink(image: Image.Image, dpi: float) -> Image.Image:
     light = ink & ~near
     letter = _letter_height(near)
     kept = near | _text_lines(pixels, light, near, darkest + PALE, letter, dpi) if light.any() else near
-    kept &= ~_strays(pixels, kept, darkest + OTHER, max(letter, 4.0 * dpi / 72.0))
+    kept &= ~_strays(pixels, kept, darkest, max(letter, 4.0 * dpi / 72.0))
     return Image.fromarray(np.where(kept, pixels, np.uint8(255)).astype(np.uint8))
 
 
@@ -151,51 +156,71 @@ def _text_lines(
     return keep
 
 
-def _strays(pixels: NDArray[np.uint8], kept: NDArray[np.bool_], other: float, letter: float) -> NDArray[np.bool_]:
-    """The pixels of lines of another ink (inked at ``other`` or lighter) that keep to no grid of the page: initials
-    struck in the margin, a ``PAID`` laid on white space.
+def _strays(pixels: NDArray[np.uint8], kept: NDArray[np.bool_], darkest: float, letter: float) -> NDArray[np.bool_]:
+    """The pixels of lines of another ink that keep to no grid of the page: initials struck in the margin, a ``PAID``
+    laid on white space.
 
-    Typeset text keeps to the grid: a heading starts at the margin or at an indent, a title is centred, a date is set
-    flush right, a link continues its sentence. A line that ends where other lines end, or shares a baseline with
-    one, keeps to it only when it is set in the text's size (no taller above its baseline than :data:`SAME_SIZE`
-    times the body's median line): a stamp's larger letters that happen to end at the margin, or to sit on a line of
-    text, are still struck on."""
-    labels, indices, table = _lines(pixels, kept, other, letter)
-    if not table[:, 5].any():
+    A line is of another ink when even its darkest pixel is :data:`OTHER` levels lighter than the ink most of the
+    text's lines reach (the body's; never darker than the page's ``darkest``): a grey body beside a black rule or
+    redaction bar is the body still. When such lines are :data:`FOREIGN_SHARE` of the page's lines or more, they are
+    its text, and none is dropped.
+
+    Typeset text keeps to the grid: a heading starts at the margin or at an indent, a title is centred on the page
+    or on a column (on the body's full lines), a date or a page number is set flush right, a link continues its
+    sentence. A line that ends where other lines end, or shares a baseline with one, keeps to it only when it is set
+    in the text's size (no taller above its baseline than :data:`SAME_SIZE` times the body's median line): a stamp's
+    larger letters that happen to end at the margin, or to sit on a line of text, are still struck on."""
+    labels, indices, table = _lines(pixels, kept, letter)
+    if len(table) == 0:
         return np.zeros_like(kept)
-    top, bottom, left, right, base = (table[:, k] for k in range(5))
-    foreign = table[:, 5].astype(bool)
+    top, bottom, left, right, base, level, area = (table[:, k] for k in range(7))
+    order = np.argsort(level)
+    weights = np.cumsum(area[order])
+    body_level = max(darkest, float(level[order][np.searchsorted(weights, weights[-1] / 2.0)]))
+    foreign = level >= body_level + OTHER  # not a pixel of the body's ink in the line: the body is never thinned
+    if not foreign.any() or foreign.sum() >= FOREIGN_SHARE * len(table):
+        return np.zeros_like(kept)
+    body = ~foreign
     ascent = base - top + 1
-    body = ~foreign if (~foreign).any() else foreign
     text_size = float(np.median(ascent[body]))
-    column_centre = (np.percentile(left[body], 2.0) + np.percentile(right[body], 98.0)) / 2.0
-    page_centre = kept.shape[1] / 2.0
+    text_right = float(np.percentile(right[body], 98.0))
     align = max(2.0, ALIGN_HEIGHTS * letter)
+    centres = np.append(_column_centres(left[body], right[body], align), kept.shape[1] / 2.0)
     strays: list[int] = []
     for i in np.nonzero(foreign)[0]:
         others = np.arange(len(table)) != i
         if (np.abs(left[others] - left[i]) <= align).any():
             continue
-        centre = (left[i] + right[i]) / 2.0
-        if min(abs(centre - column_centre), abs(centre - page_centre)) <= CENTRE_HEIGHTS * letter:
+        if (np.abs(centres - (left[i] + right[i]) / 2.0) <= CENTRE_HEIGHTS * letter).any():
             continue
         if ascent[i] <= SAME_SIZE * text_size:
             same_row = others & (top < bottom[i]) & (bottom > top[i])
             if (np.abs(base[same_row] - base[i]) <= max(2.0, BASELINE_HEIGHTS * letter)).any():
                 continue
-            if (np.abs(right[others] - right[i]) <= align).any():
+            ends = np.append(right[others], text_right)
+            if (np.abs(ends - right[i]) <= align).any():
                 continue
         strays.append(indices[i])
     return np.isin(labels, strays)
 
 
+def _column_centres(left: NDArray[np.int64], right: NDArray[np.int64], align: float) -> NDArray[np.float64]:
+    """The centres of the body's full lines: lines that start where :data:`SHARED` lines start and end where as many
+    end (a justified line of a column, whatever the page's columns), not a paragraph's last line, whose centre is
+    anywhere."""
+    starts = (np.abs(left[:, None] - left[None, :]) <= align).sum(axis=1) >= SHARED
+    ends = (np.abs(right[:, None] - right[None, :]) <= align).sum(axis=1) >= SHARED
+    full = starts & ends
+    return np.asarray((left[full] + right[full]) / 2.0, dtype=np.float64)
+
+
 def _lines(
-    pixels: NDArray[np.uint8], kept: NDArray[np.bool_], other: float, letter: float
+    pixels: NDArray[np.uint8], kept: NDArray[np.bool_], letter: float
 ) -> tuple[NDArray[np.signedinteger[Any]], list[int], NDArray[np.int64]]:
     """The page's lines of ink (marks joined side by side, as :func:`_text_lines` joins them) taller than a mark:
     their labels, the label of each line, and a row per line: top, bottom, left, right (pixels, bottom and right
-    exclusive), baseline (the lowest row holding 40% of the line's busiest row: below it only descenders), and 1 when
-    the line holds no pixel of the body's ink (none darker than ``other``)."""
+    exclusive), baseline (the lowest row holding 40% of the line's busiest row: below it only descenders), its
+    darkest pixel's level, and its pixels."""
     from scipy import ndimage
 
     inked = kept & (pixels < PAPER)  # the ink, not the rims around the body's strokes (they join lines of text)
@@ -203,7 +228,7 @@ def _lines(
     joined = _widened(inked, join)
     labels, _ = ndimage.label(joined)
     labels = np.where(inked, labels, 0)
-    rows_of: list[tuple[int, int, int, int, int, int]] = []
+    rows_of: list[tuple[int, int, int, int, int, int, int]] = []
     indices: list[int] = []
     for index, box in enumerate(ndimage.find_objects(labels), start=1):
         if box is None:
@@ -215,11 +240,11 @@ def _lines(
         y, x = int(box[0].start), int(box[1].start)
         counts = np.bincount(rows)
         baseline = y + int(np.nonzero(counts >= 0.4 * counts.max())[0].max())
-        foreign = int(pixels[box][mine].min()) >= other  # not a pixel of the body's ink: the body is never thinned
         top, bottom = y + int(rows.min()), y + int(rows.max()) + 1
-        rows_of.append((top, bottom, x + int(cols.min()), x + int(cols.max()) + 1, baseline, int(foreign)))
+        darkest = int(pixels[box][mine].min())
+        rows_of.append((top, bottom, x + int(cols.min()), x + int(cols.max()) + 1, baseline, darkest, int(rows.size)))
         indices.append(index)
-    return labels, indices, np.array(rows_of, dtype=np.int64).reshape(-1, 6)
+    return labels, indices, np.array(rows_of, dtype=np.int64).reshape(-1, 7)
 
 
 def _inside(box: tuple[slice, ...], shape: tuple[int, ...]) -> bool:

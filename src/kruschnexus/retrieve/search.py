@@ -402,9 +402,10 @@ class _Legs:
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 
 
-#: When the planner expects few spans to pass a filter, the exact ranking reads up to this many times as many before it
-#: takes the estimate for wrong and the HNSW graph is walked instead.
-EXACT_SLACK = 4.0
+#: When the planner expects few enough spans to pass a filter, the exact ranking reads up to this many times the
+#: threshold (``dense_exact`` x sqrt(depth x stored)) before it takes the estimate for wrong and the HNSW graph is
+#: walked instead: past the crossover, but not by so much that a gross underestimate reads a workspace.
+EXACT_SLACK = 2.0
 
 
 def dense_leg_rows(

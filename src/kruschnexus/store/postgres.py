@@ -656,9 +656,10 @@ class PgStore:
             row = conn.execute(q.SELECT_UNMARKED, {"workspace": workspace}).fetchone()
         return bool(row is not None and row["unmarked"])
 
-    def mark_lines(self, workspace: str, markers: Callable[[str], list[str]], batch: int = 5000) -> int:
+    def mark_lines(self, workspace: str, markers: Callable[[str], list[str]], batch: int = 1000) -> int:
         """Store the line markers (``markers`` of its text) of each span of ``workspace`` stored without them, a
-        batch per transaction; returns how many spans were marked."""
+        batch per transaction, the batch's rows locked from their reading to their update (a span replaced meanwhile
+        is the writer's, with its own markers); returns how many spans were marked."""
         marked = 0
         while True:
             with self.scoped(workspace) as conn:
@@ -674,8 +675,10 @@ class PgStore:
                     }
                     for r in rows
                 ]
-                conn.execute(q.UPDATE_LINE_MARKERS, {"workspace": workspace, "rows": Jsonb(payload)})
-            marked += len(rows)
+                done = conn.execute(q.UPDATE_LINE_MARKERS, {"workspace": workspace, "rows": Jsonb(payload)}).rowcount
+            if done <= 0:
+                return marked  # nothing the batch read could be marked: stop rather than read it again
+            marked += done
 
     def analyze(self) -> None:
         """Refresh the planner's statistics of the document tables (after a bulk load)."""

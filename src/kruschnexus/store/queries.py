@@ -348,17 +348,19 @@ ANALYZE = sql.SQL("ANALYZE documents, pages, spans")
 SELECT_UNMARKED = sql.SQL(
     "SELECT EXISTS (SELECT 1 FROM spans WHERE workspace = %(workspace)s AND line_markers IS NULL) AS unmarked"
 )
-#: Up to ``%(limit)s`` spans without their line markers, and their text.
+#: Up to ``%(limit)s`` spans without their line markers, and their text, in key order, locked (an ingest that
+#: replaces one of them waits for the batch; another marker skips them).
 SELECT_UNMARKED_SPANS = sql.SQL(
     "SELECT doc_id, page_number, ordinal, text FROM spans WHERE workspace = %(workspace)s AND line_markers IS NULL"
-    " LIMIT %(limit)s"
+    " ORDER BY doc_id, page_number, ordinal LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
 )
-#: Store the line markers of spans given as JSON rows ``{doc_id, page_number, ordinal, markers}``.
+#: Store the line markers of spans given as JSON rows ``{doc_id, page_number, ordinal, markers}``, where they still
+#: have none.
 UPDATE_LINE_MARKERS = sql.SQL(
     "UPDATE spans s SET line_markers = ARRAY(SELECT jsonb_array_elements_text(v.markers))"
     " FROM jsonb_to_recordset(%(rows)s) AS v(doc_id text, page_number integer, ordinal integer, markers jsonb)"
     " WHERE s.workspace = %(workspace)s AND s.doc_id = v.doc_id AND s.page_number = v.page_number"
-    " AND s.ordinal = v.ordinal"
+    " AND s.ordinal = v.ordinal AND s.line_markers IS NULL"
 )
 
 
