@@ -147,11 +147,12 @@ def test_a_heading_centred_on_a_column_of_two_is_kept() -> None:
     assert (cleaned(pixels) == pixels).all()
 
 
-def test_lines_of_another_ink_that_are_a_third_of_the_page_are_its_text() -> None:
-    """A page whose lines are a third blue: they are text, wherever they stand."""
+def test_lines_of_another_ink_holding_a_third_of_the_text_are_its_text() -> None:
+    """A page set in two colours: its blue lines hold over a third of the text's ink, so they are text, wherever they
+    stand."""
     pixels = paragraph()
-    for k in range(5):
-        letters(pixels, 220 + 30 * k, 130 + 13 * k, 4, 68)  # off the grid, each at its own place
+    for k in range(7):
+        letters(pixels, 220 + 25 * k, 240 + 13 * k, 15, 68)  # off the grid, each at its own place: 34% of the ink
     assert (cleaned(pixels) == pixels).all()
 
 

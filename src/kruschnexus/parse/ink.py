@@ -23,7 +23,7 @@ red heading (52, 57). What tells them apart is where they stand. Typeset text ke
 starts at the margin or an indent, a title is centred, a date is set flush right in the text's size, a link
 continues its sentence on its baseline); a stamp is struck wherever the clerk's hand lands. So a line with no pixel
 of the body's ink (none within :data:`OTHER` levels of the ink most of the text's lines reach) that keeps to no grid
-is dropped too, unless such lines are a third of the page's (:func:`_strays`).
+is dropped too, unless such lines hold a third of the ink of the page's lines (:func:`_strays`).
 
 Everything else is left as scanned, and nothing of the body is thinned.
 """
@@ -68,7 +68,8 @@ FRAME_MAX_SHARE = 0.1
 #: navy or red heading, initials in a blue stamp pad's ink) is of another ink, and must keep to the page's grid to be
 #: read as text ...
 OTHER = 40
-#: ... unless lines of another ink make this share of the page's lines or more: then they are its text.
+#: ... unless lines of another ink hold this share of the ink of the page's lines or more: then they are its text (a
+#: page set in two colours), not a stamp's.
 FOREIGN_SHARE = 1.0 / 3.0
 #: A line keeps to the grid when it shares a baseline with another line within this many heights of the body's
 #: letters (a link in a sentence, a red figure in a table's row) ...
@@ -162,8 +163,8 @@ def _strays(pixels: NDArray[np.uint8], kept: NDArray[np.bool_], darkest: float, 
 
     A line is of another ink when even its darkest pixel is :data:`OTHER` levels lighter than the ink most of the
     text's lines reach (the body's; never darker than the page's ``darkest``): a grey body beside a black rule or
-    redaction bar is the body still. When such lines are :data:`FOREIGN_SHARE` of the page's lines or more, they are
-    its text, and none is dropped.
+    redaction bar is the body still. When such lines hold :data:`FOREIGN_SHARE` of the ink of the page's lines or
+    more, they are its text, and none is dropped.
 
     Typeset text keeps to the grid: a heading starts at the margin or at an indent, a title is centred on the page
     or on a column (on the body's full lines), a date or a page number is set flush right, a link continues its
@@ -178,7 +179,7 @@ def _strays(pixels: NDArray[np.uint8], kept: NDArray[np.bool_], darkest: float, 
     weights = np.cumsum(area[order])
     body_level = max(darkest, float(level[order][np.searchsorted(weights, weights[-1] / 2.0)]))
     foreign = level >= body_level + OTHER  # not a pixel of the body's ink in the line: the body is never thinned
-    if not foreign.any() or foreign.sum() >= FOREIGN_SHARE * len(table):
+    if not foreign.any() or area[foreign].sum() >= FOREIGN_SHARE * area.sum():
         return np.zeros_like(kept)
     body = ~foreign
     ascent = base - top + 1
