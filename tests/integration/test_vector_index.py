@@ -93,10 +93,10 @@ def test_a_rebuild_takes_other_parameters_and_serves_the_same_nearest_spans(corp
     dim = corpus.embedder.dim
     before = {question: _by_index(corpus, question) for question in QUESTIONS}
     hits = corpus.search(QUESTIONS[0])
-    with _with_build(corpus, 8, 24) as narrow:
+    with _with_build(corpus, 12, 64) as narrow:
         report = narrow.rebuild_vector_index("64MB")
-    assert (report.dim, report.before, report.after) == (dim, IndexBuild(16, 200), IndexBuild(8, 24))
-    assert corpus.store.vector_index_build(dim) == IndexBuild(8, 24)
+    assert (report.dim, report.before, report.after) == (dim, IndexBuild(16, 200), IndexBuild(12, 64))
+    assert corpus.store.vector_index_build(dim) == IndexBuild(12, 64)
     assert not _leftover_indexes(corpus.store)
     for question in QUESTIONS:
         # a few spans: any HNSW build finds the exact nearest, before and after
@@ -152,7 +152,7 @@ def test_searches_go_on_while_the_index_is_rebuilt(corpus: Corpus) -> None:
     thread = threading.Thread(target=search)
     thread.start()
     try:
-        with _with_build(corpus, 8, 24) as other:
+        with _with_build(corpus, 12, 64) as other:
             other.rebuild_vector_index()
     finally:
         done.set()

@@ -57,6 +57,7 @@ CHANGED = {
     "NEXUS_TWIN_STANDS_FOR": "0.6",
     "NEXUS_EF_SEARCH": "300",
     "NEXUS_DENSE_SCAN": "800",
+    "NEXUS_DENSE_EXACT": "2.5",
 }
 #: The lexical leg's knobs, set on each query by :func:`~kruschnexus.retrieve.search.lexical_query`.
 LEXICAL = ("local_idf", "local_idf_min_weight", "local_idf_max_documents", "context_boost", "ids_boost")

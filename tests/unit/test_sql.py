@@ -20,6 +20,7 @@ FULL = q.SpanFilter(
     source_likes=("%.pdf",),
     sections=("8.22",),
     section_likes=("8.22.%", "8.22(%"),
+    line_marker_keys=("8.22",),
     section_patterns=("(^|\n)[ \t]*8\\.22([^0-9a-z]|$)",),
     phrase_patterns=("office[[:space:]]+space",),
     excluded_likes=("%retail%",),
@@ -40,9 +41,14 @@ def test_dense_leg_is_pinned() -> None:
     _check("dense_leg.sql", sql.as_string(None))
     assert set(params) == {
         "workspace", "doc_types", "page_lo", "page_hi", "source_likes", "sections", "section_like_0",
-        "section_like_1", "section_pattern_0", "phrase_0", "excluded_likes", "excluded_terms",
+        "section_like_1", "line_marker_keys", "section_pattern_0", "phrase_0", "excluded_likes", "excluded_terms",
         "doc_ids",
     }  # fmt: skip
+
+
+def test_capped_exact_leg_carries_values_as_parameters() -> None:
+    sql_text = q.capped_exact_leg(_filled("'; DROP TABLE spans; --"), 384)[0].as_string(None)
+    assert sql_text == q.capped_exact_leg(FULL, 384)[0].as_string(None) and "DROP" not in sql_text
 
 
 def test_keyed_leg_is_pinned() -> None:
@@ -58,6 +64,7 @@ def _filled(value: str) -> q.SpanFilter:
         source_likes=(value,),
         sections=(value,),
         section_likes=(value, value),
+        line_marker_keys=(value,),
         section_patterns=(value,),
         phrase_patterns=(value,),
         excluded_likes=(value,),
