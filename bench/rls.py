@@ -40,12 +40,11 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     """The SQL legs of one query as ``run_search`` builds them: the dense leg, and the lexical leg's read-back
     (``keyed_rows``) of what the BM25 index ranks for it, when it ranks anything."""
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import lexical_query, span_filter
+    from kruschnexus.retrieve.search import lexical_query, search_filter
     from kruschnexus.store import queries as q
 
     parsed = parse_query(raw)
-    unmarked = bool(parsed.sections) and corpus.store.has_unmarked_spans(corpus.workspace)
-    span_f = span_filter(parsed, corpus.workspace, unmarked=unmarked)  # the search's own filter (run_search)
+    span_f = search_filter(corpus.store, parsed, corpus.workspace)  # the search's own filter
     text = parsed.search_text
     fusion = corpus.fusion_settings()
     dense_sql, dense_params = q.dense_leg(span_f, corpus.embedder.dim)

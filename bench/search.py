@@ -156,12 +156,11 @@ class Prepared:
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, span_filter
+    from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, search_filter
     from kruschnexus.store.queries import SpanFilter, dense_leg
 
     parsed = parse_query(raw)
-    unmarked = bool(parsed.sections) and corpus.store.has_unmarked_spans(corpus.workspace)
-    span_f = span_filter(parsed, corpus.workspace, unmarked=unmarked)  # the search's own filter (run_search)
+    span_f = search_filter(corpus.store, parsed, corpus.workspace)  # the search's own filter
     vector = corpus.embedder.embed([parsed.search_text])[0]
     fusion = corpus.fusion_settings()
     store, dim = corpus.store, corpus.embedder.dim

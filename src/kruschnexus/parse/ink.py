@@ -103,9 +103,9 @@ def body_ink(image: Image.Image, dpi: float) -> Image.Image:
     dark = pixels < darkest + LIGHTER
     near = _grown(dark, max(1, round(RIM_PT * dpi / 72.0)))
     light = ink & ~near
-    letter = _letter_height(near)
+    letter = max(_letter_height(near), 4.0 * dpi / 72.0)  # a page whose darkest marks are specks: letters of 4 pt
     kept = near | _text_lines(pixels, light, near, darkest + PALE, letter, dpi) if light.any() else near
-    kept &= ~_strays(pixels, kept, darkest, max(letter, 4.0 * dpi / 72.0))
+    kept &= ~_strays(pixels, kept, darkest, letter)
     return Image.fromarray(np.where(kept, pixels, np.uint8(255)).astype(np.uint8))
 
 
@@ -125,14 +125,10 @@ def _text_lines(
     pixels: NDArray[np.uint8], light: NDArray[np.bool_], near: NDArray[np.bool_], pale: float, letter: float, dpi: float
 ) -> NDArray[np.bool_]:
     """The pixels of ``light`` that belong to pieces read as lines of text of their own (inked darker than
-    ``pale``)."""
+    ``pale``; ``letter``: the body's letter height in pixels)."""
     from scipy import ndimage
 
-    letter = max(letter, 4.0 * dpi / 72.0)  # a page whose darkest marks are specks: letters of 4 pt at least
-    join = max(1, round(JOIN_HEIGHTS * letter))
-    joined = _widened(light, join)
-    labels, _ = ndimage.label(joined)
-    labels = np.where(light, labels, 0)
+    labels = _line_labels(light, letter)
     touching = set(np.unique(labels[light & _grown(near, max(1, round(TOUCH_PT * dpi / 72.0)))]).tolist()) - {0}
     dropped: list[int] = []
     frames: list[tuple[slice, ...]] = []
@@ -224,11 +220,7 @@ def _lines(
     darkest pixel's level, and its pixels."""
     from scipy import ndimage
 
-    inked = kept & (pixels < PAPER)  # the ink, not the rims around the body's strokes (they join lines of text)
-    join = max(1, round(JOIN_HEIGHTS * letter))
-    joined = _widened(inked, join)
-    labels, _ = ndimage.label(joined)
-    labels = np.where(inked, labels, 0)
+    labels = _line_labels(kept & (pixels < PAPER), letter)  # the ink: the rims of the body's strokes join lines
     rows_of: list[tuple[int, int, int, int, int, int, int]] = []
     indices: list[int] = []
     for index, box in enumerate(ndimage.find_objects(labels), start=1):
@@ -263,6 +255,15 @@ def _tilted(rows: NDArray[np.intp], cols: NDArray[np.intp], width: float, height
     y = rows - rows.mean()
     angle = 0.5 * math.atan2(2.0 * float((x * y).mean()), float((x * x).mean() - (y * y).mean()))
     return abs(math.degrees(angle)) > TILT_DEGREES
+
+
+def _line_labels(mask: NDArray[np.bool_], letter: float) -> NDArray[np.signedinteger[Any]]:
+    """``mask``'s pixels labelled by line: marks within :data:`JOIN_HEIGHTS` letters of each other side by side are
+    one line, as the letters and words of a line are (0: not in ``mask``)."""
+    from scipy import ndimage
+
+    labels, _ = ndimage.label(_widened(mask, max(1, round(JOIN_HEIGHTS * letter))))
+    return np.where(mask, labels, 0)
 
 
 def _widened(mask: NDArray[np.bool_], radius: int) -> NDArray[np.bool_]:

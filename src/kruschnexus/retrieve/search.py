@@ -123,6 +123,15 @@ def span_filter(
     )
 
 
+def search_filter(
+    store: PgStore, query: Query, workspace: str, doc_ids: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> q.SpanFilter:
+    """:func:`span_filter` as a search runs it: a question naming a section asks the store whether the workspace
+    holds spans without their line markers (only then is their text matched by a regular expression)."""
+    unmarked = bool(query.sections) and store.has_unmarked_spans(workspace)
+    return span_filter(query, workspace, doc_ids, names, unmarked)
+
+
 def section_likes(sections: tuple[str, ...]) -> tuple[str, ...]:
     """``LIKE`` patterns of the sections below the named ones (``8.22.%``, ``8.22(%``), and for a key that is
     sub-items only (``(g)``, from ``paragraph (g)``) the item under any section (``%(g)``, ``%(g)(%``)."""
@@ -273,8 +282,7 @@ def run_search(
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
-    unmarked = bool(restricting.sections) and store.has_unmarked_spans(workspace)
-    rows, candidates = legs.run(restricting, span_filter(restricting, workspace, doc_ids, names, unmarked), doc_ids)
+    rows, candidates = legs.run(restricting, search_filter(store, restricting, workspace, doc_ids, names), doc_ids)
     named = dataclasses.replace(
         named_sections(query), document=match is not None, documents=len(match.doc_ids) if match else 1, soft=soft
     )
