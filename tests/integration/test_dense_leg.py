@@ -55,7 +55,11 @@ def _served(corpus: Corpus, raw: str, depth: int, scan: int) -> tuple[list[LegRo
 
 @pytest.mark.parametrize(
     "raw",
-    ["insurance with financially sound carriers doc_type:agreement", "Lien on its property page:3-20 -swingline"],
+    [
+        "insurance with financially sound carriers doc_type:agreement",
+        "Lien on its property page:3-20 -swingline",
+        '"liens" permitted liens on property',
+    ],
 )
 def test_nearest_first_equals_ranking_every_passing_span(binders: Corpus, raw: str) -> None:
     assert q.reads_nearest_first(span_filter(parse_query(raw), binders.workspace))
@@ -105,10 +109,44 @@ def test_narrow_filters_are_ranked_directly(binders: Corpus) -> None:
     def nearest_first(raw: str) -> bool:
         return q.reads_nearest_first(span_filter(parse_query(raw), binders.workspace))
 
-    for raw in ('"financially sound carriers" insurance', "Section 3.02 liens", "liens version:1", "liens"):
+    for raw in ("Section 3.02 liens", 'Section 3.02 "liens"', "liens version:1", "liens"):
         assert not nearest_first(raw), raw
-    for raw in ("doc_type:lease rent", "doc:*binder* liens", "liens page:2", "liens -swingline"):
+    for raw in ("doc_type:lease rent", "doc:*binder* liens", "liens page:2", "liens -swingline", '"sound" insurance'):
         assert nearest_first(raw), raw
+
+
+def test_the_nearest_first_filter_is_tested_on_the_spans_read_only(binders: Corpus) -> None:
+    """The filter of the nearest-first read applies to the spans read, whole rows: no index of the filter (a
+    phrase's trigrams) can find spans for it, so at most ``scan`` spans are ever ranked."""
+    parsed = parse_query('"the" insurance')
+    f = span_filter(parsed, binders.workspace)
+    statement, params = q.nearest_first_leg(f, binders.embedder.dim)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector, "scan": 10}
+    plan = "\n".join(binders.store.explain_leg(statement, bound, 10, planned_for_values=True))
+    assert "spans_text_trgm" not in plan, plan
+    rows = binders.store.run_leg(statement, bound, 10, planned_for_values=True)
+    nearest = _exact(binders, "insurance", 10)
+    assert {r.key for r in rows} <= {r.key for r in nearest}
+
+
+def test_a_phrase_few_of_the_nearest_hold_is_ranked_exactly(binders: Corpus) -> None:
+    """A quoted phrase that fewer of the nearest spans hold than the leg's depth: every span holding it is read and
+    ranked by its exact distance, and the rows say how many passed; past the cap, the HNSW graph ranks them."""
+    raw = '"financially sound carriers" rent payable monthly in advance'
+    passing = len(_exact(binders, raw, 10_000))
+    assert 0 < passing < 30, passing
+    rows, statement = _served(binders, raw, depth=30, scan=30)
+    assert "WITH passing" in statement
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
+    assert rows[0].passing == passing
+    parsed = parse_query(raw)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    tiny = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact=1e-9)
+    rows, (capped, _) = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, tiny)
+    assert "WITH passing" not in capped.as_string(None)
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
 
 
 def test_keyed_filters_are_ranked_exactly_first(binders: Corpus) -> None:

@@ -420,9 +420,11 @@ def dense_leg_rows(
     store: PgStore, span_f: q.SpanFilter, dim: int, text: str, vector: Vectors, settings: FusionSettings
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
     """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
-    may pass many spans and enough of the nearest pass (see :func:`~kruschnexus.store.queries.nearest_first_leg`);
-    every span that passes, ranked exactly, when the filter passes spans by their keys and few pass (see
-    :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter follows."""
+    may pass many spans or quotes a phrase, and enough of the nearest pass (see
+    :func:`~kruschnexus.store.queries.nearest_first_leg`); every span that passes, ranked exactly, when the filter
+    passes spans by their keys and few pass, or quotes a phrase too few of the nearest hold and at most the cap
+    hold (see :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter
+    follows."""
     s = settings
     common = {"text": text, "limit": s.dense_depth, "vector": vector}
     if q.ranks_exactly_first(span_f):
@@ -430,12 +432,9 @@ def dense_leg_rows(
         expected, stored = store.passing_estimate(plan, params, span_f.planned_for_values)
         few = s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
         if expected <= few:
-            statement, params = q.capped_exact_leg(span_f, dim)
-            cap = math.ceil(EXACT_SLACK * few)
-            bound = {**params, **common, "cap": cap}
-            rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
-            if not rows or (rows[0].passing or 0) <= cap:
-                return rows, (statement, bound)
+            exact = _capped_exact(store, span_f, dim, common, few, s)
+            if exact is not None:
+                return exact
     if q.reads_nearest_first(span_f):
         statement, params = q.nearest_first_leg(span_f, dim)
         scan = max(s.dense_scan, s.dense_depth)
@@ -446,9 +445,30 @@ def dense_leg_rows(
         rows = store.run_leg(statement, bound, beam, span_f.planned_for_values)
         if len(rows) >= s.dense_depth:
             return rows, (statement, bound)
+        if span_f.phrase_patterns:
+            # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram
+            # estimate is a constant), so the cap alone guards against a phrase held by many.
+            few = s.dense_exact * math.sqrt(s.dense_depth * max(store.spans_stored(span_f.workspace), 1.0))
+            exact = _capped_exact(store, span_f, dim, common, few, s)
+            if exact is not None:
+                return exact
     statement, params = q.dense_leg(span_f, dim)
     bound = {**params, **common}
     return store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values), (statement, bound)
+
+
+def _capped_exact(
+    store: PgStore, span_f: q.SpanFilter, dim: int, common: dict[str, Any], few: float, s: FusionSettings
+) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]] | None:
+    """Every span passing ``span_f`` ranked exactly, unless more than :data:`EXACT_SLACK` x ``few`` pass (then
+    ``None``: the spans read are not all that pass)."""
+    statement, params = q.capped_exact_leg(span_f, dim)
+    cap = math.ceil(EXACT_SLACK * few)
+    bound = {**params, **common, "cap": cap}
+    rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
+    if not rows or (rows[0].passing or 0) <= cap:
+        return rows, (statement, bound)
+    return None
 
 
 def _absent(

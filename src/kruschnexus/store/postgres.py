@@ -558,6 +558,13 @@ class PgStore:
         rows = float(plan[0][0]["Plan"]["Plan Rows"]) if plan is not None else 0.0
         return rows, float(stored[0]) if stored is not None else 0.0
 
+    def spans_stored(self, workspace: str) -> float:
+        """How many spans the table holds, as the planner last counted them (every workspace's: the HNSW index
+        holds them all), read under ``workspace``'s scope."""
+        with self.scoped(workspace) as conn, conn.cursor(row_factory=tuple_row) as cur:
+            stored = cur.execute(q.SELECT_SPANS_ESTIMATE).fetchone()
+        return float(stored[0]) if stored is not None else 0.0
+
     def explain_leg(
         self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
     ) -> list[str]:

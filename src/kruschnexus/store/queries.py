@@ -557,16 +557,20 @@ def nearest_first_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, 
     read (as far as the index's order is exact: HNSW with relaxed iterative scans is approximate, as for a question
     without filters). When fewer pass, the filter is selective and :func:`dense_leg` ranks every span that passes.
     This spares a filter that passes many spans the planner's choice of ranking all of them exactly, which it makes
-    when it misjudges how many pass (a ``doc:`` pattern, an excluded phrase).
+    when it misjudges how many pass (a ``doc:`` pattern, an excluded phrase, a phrase).
+
+    ``f`` is tested on the spans read, whole rows, and never used to find spans: a phrase's trigram index, which the
+    planner would otherwise scan for every span holding the phrase and join to the nearest, stays unread (at 10^6
+    spans, ``"security deposit"`` held by 1,405 spans: 397 of the 400 nearest hold it, read in 6 ms against a 58 ms
+    trigram scan).
     """
     where, params = span_filter_sql(f)
     query = sql.SQL(
-        "SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match"
-        " FROM (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
+        "SELECT {cols}, 1 - s.distance AS cosine, {all_terms} AS fulltext_match"
+        " FROM (SELECT s.*, {distance} AS distance"
         " FROM spans s WHERE s.workspace = %(workspace)s AND s.dim = {dim} ORDER BY {distance}"
-        " LIMIT %(scan)s) n"
-        " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
-        " AND s.ordinal = n.ordinal {joins} WHERE {where} ORDER BY n.distance LIMIT %(limit)s"
+        " LIMIT %(scan)s) s"
+        " {joins} WHERE {where} ORDER BY s.distance LIMIT %(limit)s"
     ).format(
         cols=_HIT_COLUMNS,
         distance=_distance(dim),
@@ -640,10 +644,11 @@ def ranks_exactly_first(f: SpanFilter) -> bool:
 
 def reads_nearest_first(f: SpanFilter) -> bool:
     """Whether the dense leg tries :func:`nearest_first_leg` first: ``f`` restricts by what may pass many spans
-    (document patterns or types, pages, excluded words or phrases) and by nothing that passes few (a named
-    document, a section, a phrase, a mention, another version), which :func:`dense_leg` ranks directly."""
-    broad = f.doc_types or f.page_ranges or f.source_likes or f.excluded_likes or f.excluded_terms
-    narrow = f.doc_ids or f.names or f.sections or f.phrase_patterns or f.mention_patterns or f.pinned
+    (document patterns or types, pages, excluded words or phrases) or by a quoted phrase, which the spans nearest
+    a question that quotes it mostly hold, and by nothing keyed that passes few (a named document, a section, a
+    mention, another version), which :func:`dense_leg` ranks directly."""
+    broad = f.doc_types or f.page_ranges or f.source_likes or f.excluded_likes or f.excluded_terms or f.phrase_patterns
+    narrow = f.doc_ids or f.names or f.sections or f.mention_patterns or f.pinned
     return bool(broad) and not narrow
 
 
