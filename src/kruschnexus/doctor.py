@@ -1,4 +1,4 @@
-"""Health checks behind ``nexus doctor``: database, pgvector, model, stored models, optional tools, disk."""
+"""Health checks behind ``nexus doctor``: database, pgvector, model, stored models, indexes, optional tools, disk."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import PkgError
 from kruschnexus.parse.ocr import OcrUnavailableError, Tesseract
+from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
 
 #: Below this much free space under NEXUS_HOME the report is degraded.
@@ -47,6 +48,7 @@ def run_checks(
     if store is not None and embedder is not None:
         _check_workspaces(store, embedder, report)
         _check_vector_index(settings, store, embedder, report)
+        _check_indexes(store, embedder, report)
         _check_line_markers(store, report)
     _check_tesseract(settings, report)
     _check_disk(settings, report)
@@ -116,6 +118,28 @@ def _check_vector_index(settings: Settings, store: PgStore, embedder: Embedder, 
             " rebuilds it (searches go on meanwhile)"
         )
     report.checks.append(Check("vector index", True, detail))
+
+
+def _check_indexes(store: PgStore, embedder: Embedder, report: DoctorReport) -> None:
+    """Indexes PostgreSQL does not use (a concurrent build that failed or was stopped): searches read without them.
+    A rebuild of the HNSW index under way, or left by a stopped one, passes (the index in use still serves)."""
+    invalid = store.invalid_indexes()
+    rebuilding = [name for name in invalid if name.endswith((q.REBUILD_SUFFIX, q.REPLACED_SUFFIX))]
+    broken = [name for name in invalid if name not in rebuilding]
+    vector = q.hnsw_index_name(embedder.dim)
+    fixes = [
+        f"{name}: `nexus reindex -w WORKSPACE --vectors` builds it again"
+        if name == vector
+        else f"{name}: its table's owner runs REINDEX INDEX CONCURRENTLY {name}"
+        for name in broken
+    ]
+    if rebuilding:
+        fixes.append(
+            f"{', '.join(rebuilding)}: a vector index rebuild under way, or left by a stopped one (the next"
+            " `nexus reindex --vectors` drops it)"
+        )
+    detail = "; ".join(fixes) if fixes else "every index is valid"
+    report.checks.append(Check("indexes", not broken, detail))
 
 
 def _check_line_markers(store: PgStore, report: DoctorReport) -> None:

@@ -8,6 +8,7 @@ import json
 import threading
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from click.testing import CliRunner
 from psycopg import sql
@@ -211,3 +212,34 @@ def test_reindex_vectors_command(corpus: Corpus, cli_env: None, monkeypatch: pyt
     monkeypatch.delenv("NEXUS_HNSW_EF_CONSTRUCTION")
     missing = CliRunner().invoke(cli, ["reindex", "-w", "no-such-workspace-y", "--vectors"])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_doctor_names_an_index_postgresql_does_not_use(corpus: Corpus) -> None:
+    """A concurrent build that failed leaves an invalid index that searches never use: doctor fails its line and
+    says what rebuilds it; a vector index rebuild's leftover passes (the index in use still serves)."""
+
+    def line() -> tuple[bool, str]:
+        report = run_checks(corpus.settings, lambda: corpus.store, lambda: corpus.embedder)
+        check = next(c for c in report.checks if c.name == "indexes")
+        return check.ok, check.detail
+
+    assert line() == (True, "every index is valid")
+    conn = corpus.store.conn  # autocommit: a concurrent build runs outside any transaction
+    conn.execute("CREATE TABLE doctor_probe (x integer)")
+    try:
+        conn.execute("INSERT INTO doctor_probe VALUES (1), (1)")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("CREATE UNIQUE INDEX CONCURRENTLY doctor_probe_x ON doctor_probe (x)")
+        ok, detail = line()
+        assert not ok and "doctor_probe_x: its table's owner runs REINDEX INDEX CONCURRENTLY doctor_probe_x" in detail
+        conn.execute("DROP INDEX doctor_probe_x")
+        leftover = q.hnsw_index_name(corpus.embedder.dim) + q.REBUILD_SUFFIX
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(
+                sql.SQL("CREATE UNIQUE INDEX CONCURRENTLY {} ON doctor_probe (x)").format(sql.Identifier(leftover))
+            )
+        ok, detail = line()
+        assert ok and f"{leftover}: a vector index rebuild under way" in detail, detail
+    finally:
+        conn.execute("DROP TABLE doctor_probe")
+    assert line() == (True, "every index is valid")

@@ -12,7 +12,7 @@ from kruschnexus.corpus import Corpus
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def command(as_json: bool) -> None:
-    """Check the database, pgvector, the model, stored workspaces, optional tools and disk.
+    """Check the database, pgvector, the model, stored workspaces and their indexes, optional tools and disk.
 
     Exit 0 when healthy, 1 when degraded.
     """

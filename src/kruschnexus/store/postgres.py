@@ -650,6 +650,11 @@ class PgStore:
             int(options.get("m", PGVECTOR_M)), int(options.get("ef_construction", PGVECTOR_EF_CONSTRUCTION))
         )
 
+    def invalid_indexes(self) -> list[str]:
+        """The names of this schema's indexes PostgreSQL does not use (``pg_index.indisvalid`` false)."""
+        with self.scoped(CATALOGUE) as conn:
+            return [str(row["name"]) for row in conn.execute(q.SELECT_INVALID_INDEXES).fetchall()]
+
     def vector_index_size(self, dim: int) -> str | None:
         """The HNSW index's size on disk, as PostgreSQL prints it, or ``None`` when there is none."""
         with self.scoped(CATALOGUE) as conn:

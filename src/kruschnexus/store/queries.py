@@ -339,6 +339,11 @@ SELECT_INDEX_EXISTS = sql.SQL("SELECT to_regclass(%(name)s) IS NOT NULL AS prese
 SELECT_INDEX_OPTIONS = sql.SQL("SELECT c.reloptions AS options FROM pg_class c WHERE c.oid = to_regclass(%(name)s)")
 
 
+#: The indexes of this schema PostgreSQL does not use: a concurrent build or rebuild stopped or failed (or is running).
+SELECT_INVALID_INDEXES = sql.SQL(
+    "SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+    " WHERE NOT i.indisvalid AND c.relnamespace = current_schema()::regnamespace ORDER BY c.relname"
+)
 SELECT_INDEX_SIZE = sql.SQL("SELECT pg_size_pretty(pg_relation_size(to_regclass(%(name)s))) AS size")
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
 SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
