@@ -144,9 +144,9 @@ class Prepared:
 
     query: str
     search_text: str
-    dense: Callable[[], tuple[list[Any], tuple[Any, dict[str, Any]]]]
+    dense: Callable[..., tuple[list[Any], tuple[Any, dict[str, Any]]]]
     exact: Callable[[], list[Any]]
-    sparse: Callable[[], object]
+    sparse: Callable[[], list[Any]]
     planned_for_values: bool
     filtered: bool
     #: One of :data:`KINDS`: a quoted phrase, else a named section, else another operator that restricts, else plain.
@@ -165,23 +165,26 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     fusion = corpus.fusion_settings()
     store, dim = corpus.store, corpus.embedder.dim
 
-    def dense() -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
-        """The dense leg as the search runs it: its rows, and the statement that gave them."""
-        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion)
+    index = corpus.lexicon.index(corpus.workspace)
+    lexical = lexical_query(parsed, parsed.search_text, (), fusion)
+
+    def sparse() -> list[Any]:
+        """The lexical leg: the BM25 index, then its spans read back through the SQL filter, with their cosines."""
+        ranked = index.search(lexical, fusion.sparse_depth)
+        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked, vector, dim)
+
+    seeds = sparse()  # the dense leg's check, as the search gives it
+
+    def dense(seeded: bool = True) -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
+        """The dense leg as the search runs it (``seeded``: checked against the lexical leg's spans, and walked
+        again when one is nearer than its tenth row): its rows, and the statement that gave them."""
+        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion, seeds if seeded else ())
 
     def exact() -> list[Any]:
         """Every span that passes the filter ranked by its exact distance (no index scan): the reference."""
         statement, params = dense_leg(span_f, dim)
         bound = {**params, "text": parsed.search_text, "limit": fusion.dense_depth, "vector": vector}
         return store.run_leg(statement, bound, fusion.ef_search, span_f.planned_for_values, exact=True)
-
-    index = corpus.lexicon.index(corpus.workspace)
-    lexical = lexical_query(parsed, parsed.search_text, (), fusion)
-
-    def sparse() -> object:
-        """The lexical leg: the BM25 index, then its spans read back through the SQL filter."""
-        ranked = index.search(lexical, fusion.sparse_depth)
-        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
     filtered = span_f != SpanFilter(workspace=corpus.workspace)
     kind = "phrase" if parsed.phrases else "section" if parsed.sections else "filtered" if filtered else "plain"
@@ -197,23 +200,31 @@ def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
 
 def recall(prepared: Sequence[Prepared]) -> dict[str, Any]:
     """Recall@k of the dense leg as the search runs it (HNSW at the configured ``ef_search``, iterative scans under
-    filters, nearest-first) against every passing span ranked by exact distance (no index scan), at k = 10 and at the
-    leg's depth, over the queries with at least k passing spans: plain queries and filtered ones apart."""
+    filters, nearest-first, walked again when a span of the lexical leg is nearer than its tenth row) against every
+    passing span ranked by exact distance (no index scan), at k = 10 and at the leg's depth, over the queries with at
+    least k passing spans: plain queries and filtered ones apart; and the same of the graph's first walk alone
+    (``graph_*``: no second walk)."""
     out: dict[str, Any] = {}
-    per: dict[str, dict[int, list[float]]] = {"plain": {10: [], 0: []}, "filtered": {10: [], 0: []}}
+    per: dict[str, list[float]] = {}
     for p in prepared:
-        rows, (_, params) = p.dense()
-        served = [r.key for r in rows]
         exact = [r.key for r in p.exact()]
         kind = "filtered" if p.filtered else "plain"
-        for k in (10, 0):
-            depth = k or int(params["limit"])
-            if len(exact) >= depth:
-                per[kind][k].append(len(set(served[:depth]) & set(exact[:depth])) / depth)
-    for kind, by_k in per.items():
-        for k, values in by_k.items():
-            name = f"{kind}_at_{k or 'depth'}"
-            out[name] = {"mean": float(np.mean(values)) if values else None, "queries": len(values)}
+        for prefix, seeded in (("", True), ("graph_", False)):
+            rows, (_, params) = p.dense(seeded)
+            served = [r.key for r in rows]
+            for k in (10, 0):
+                depth = k or int(params["limit"])
+                if len(exact) >= depth:
+                    share = len(set(served[:depth]) & set(exact[:depth])) / depth
+                    per.setdefault(f"{prefix}{kind}_at_{k or 'depth'}", []).append(share)
+    for prefix in ("", "graph_"):
+        for kind in ("plain", "filtered"):
+            for at in ("10", "depth"):
+                values = per.get(f"{prefix}{kind}_at_{at}", [])
+                out[f"{prefix}{kind}_at_{at}"] = {
+                    "mean": float(np.mean(values)) if values else None,
+                    "queries": len(values),
+                }
     return out
 
 
@@ -842,13 +853,14 @@ def render(result: dict[str, Any]) -> str:
             f"   full search, {kind} queries ({s['queries']}):"
             f" p50 {s['p50_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms{against}"
         )
-    for kind in ("plain", "filtered"):
-        parts = []
-        for at in ("10", "depth"):
-            r = result["recall"][f"{kind}_at_{at}"]
-            mean = "n/a" if r["mean"] is None else f"{r['mean']:.3f}"
-            parts.append(f"@{at} {mean} ({r['queries']} queries)")
-        lines.append(f"   dense leg recall against exact ranking, {kind} queries: " + ", ".join(parts))
+    for prefix, what in (("", "dense leg"), ("graph_", "first walk alone")):
+        for kind in ("plain", "filtered"):
+            parts = []
+            for at in ("10", "depth"):
+                r = result["recall"][f"{prefix}{kind}_at_{at}"]
+                mean = "n/a" if r["mean"] is None else f"{r['mean']:.3f}"
+                parts.append(f"@{at} {mean} ({r['queries']} queries)")
+            lines.append(f"   {what} recall against exact ranking, {kind} queries: " + ", ".join(parts))
     slowest = sorted(result["per_query"], key=lambda r: -r["full_p50_ms"])[:3]
     lines.append("   slowest queries (p50 full / bare ms, hits):")
     lines.extend(f"     {r['full_p50_ms']:8.2f} / {r['bare_p50_ms']:8.2f}  {r['hits']}  {r['query']}" for r in slowest)

@@ -14,10 +14,17 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from kruschnexus import Corpus
-from kruschnexus.config import Settings
+from kruschnexus.config import MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import dense_leg_rows, like_escape, phrase_pattern, span_filter
+from kruschnexus.retrieve.search import (
+    dense_leg_rows,
+    keyed_rows,
+    lexical_query,
+    like_escape,
+    phrase_pattern,
+    span_filter,
+)
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
 from tests.binder import binder
@@ -243,3 +250,53 @@ def test_a_phrase_pattern_matches_where_the_folded_text_holds_the_phrase(
             {"t": text, "like": f"%{like_escape(phrase.lower())}%", "pattern": phrase_pattern(phrase)},
         ).fetchone()
     assert row is not None and row["old"] == row["new"], (text, phrase)
+
+
+def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A span of the lexical leg nearer the question than the graph's tenth row, and not among its rows, proves the
+    walk missed part of the graph: it is walked again with the widest beam. Seeds no nearer, or among the rows,
+    cost nothing."""
+    beams: list[int] = []
+    run_leg = binders.store.run_leg
+
+    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
+        beams.append(ef_search)
+        return run_leg(statement, params, ef_search, planned, exact)
+
+    parsed = parse_query("insurance with financially sound carriers")
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=20, ef_search=40)
+    served, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion)
+    outside = _exact(binders, parsed.text, 60)[20:]  # passing spans the leg did not return
+    assert served and outside and all(r.key not in {s.key for s in served} for r in outside)
+    monkeypatch.setattr(binders.store, "run_leg", noting)
+
+    def walk(seeds: list[LegRow]) -> list[int]:
+        beams.clear()
+        rows, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion, seeds)
+        assert [r.key for r in rows] == [r.key for r in served]
+        return list(beams)
+
+    assert walk(outside) == [40], "the spans outside are no nearer than the tenth row"
+    assert walk(served) == [40], "spans among the rows prove nothing"
+    tenth = served[9].cosine
+    assert tenth is not None
+    nearer = dataclasses.replace(outside[0], cosine=tenth + 0.01)  # as if the walk had missed it
+    assert walk([nearer]) == [40, MAX_EF_SEARCH]
+
+
+def test_the_lexical_leg_reads_its_spans_with_their_cosines(binders: Corpus) -> None:
+    """The cosines the lexical leg reads are the dense ranking's, span for span."""
+    parsed = parse_query("insurance with financially sound carriers")
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    index = binders.lexicon.index(binders.workspace)
+    fusion = binders.fusion_settings()
+    ranked = index.search(lexical_query(parsed, parsed.search_text, (), fusion), 30)
+    rows = keyed_rows(binders.store, f, parsed.search_text, ranked, vector, binders.embedder.dim)
+    exact = {r.key: r.cosine for r in _exact(binders, parsed.text, 10_000)}
+    assert rows and all(r.cosine == pytest.approx(exact[r.key], abs=1e-6) for r in rows)
+    assert all(r.cosine is None for r in keyed_rows(binders.store, f, parsed.search_text, ranked))

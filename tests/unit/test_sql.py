@@ -78,6 +78,7 @@ def test_values_never_enter_the_sql_text(value: str) -> None:
     hostile = _filled(value)
     assert q.dense_leg(hostile, 384)[0].as_string(None) == q.dense_leg(FULL, 384)[0].as_string(None)
     assert q.keyed_leg(hostile)[0].as_string(None) == q.keyed_leg(FULL)[0].as_string(None)
+    assert q.keyed_leg(hostile, 384)[0].as_string(None) == q.keyed_leg(FULL, 384)[0].as_string(None)
     assert q.dense_leg(hostile, 384)[1]["workspace"] == value
 
 

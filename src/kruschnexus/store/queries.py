@@ -670,15 +670,23 @@ def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     return query, params
 
 
-def keyed_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
+def keyed_leg(f: SpanFilter, dim: int | None = None) -> tuple[sql.Composed, dict[str, Any]]:
     """The spans whose keys are given in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s`` (the lexical
-    index's ranking) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``."""
+    index's ranking) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``. With ``dim``, each row's
+    ``cosine`` to ``%(vector)s`` too (spans of another dimension have none)."""
     where, params = span_filter_sql(f)
+    cosine = (
+        sql.SQL(", CASE WHEN s.dim = {dim} THEN 1 - ({distance}) END AS cosine").format(
+            dim=sql.Literal(int(dim)), distance=_distance(dim)
+        )
+        if dim is not None
+        else sql.SQL("")
+    )
     query = sql.SQL(
-        "SELECT {cols}, {all_terms} AS fulltext_match {from_}"
+        "SELECT {cols}, {all_terms} AS fulltext_match{cosine} {from_}"
         " WHERE {where} AND (s.doc_id, s.page_number, s.ordinal) IN"
         " (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))"
-    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, from_=_FROM, where=where)
+    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, cosine=cosine, from_=_FROM, where=where)
     return query, params
 
 
