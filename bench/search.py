@@ -155,8 +155,9 @@ class Prepared:
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
+    from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import dense_leg_rows, keyed_rows, lexical_query, search_filter
+    from kruschnexus.retrieve.search import lexical_query, search_filter
     from kruschnexus.store.queries import SpanFilter, dense_leg
 
     parsed = parse_query(raw)
@@ -173,7 +174,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         ranked = index.search(lexical, fusion.sparse_depth)
         return keyed_rows(corpus.store, span_f, parsed.search_text, ranked, vector, dim)
 
-    seeds = sparse()  # the dense leg's check, as the search gives it
+    seeds = sparse()  # what the lexical leg gives the dense one, as in the search
 
     def dense(seeded: bool = True) -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
         """The dense leg as the search runs it (``seeded``: checked against the lexical leg's spans, and walked

@@ -1,0 +1,158 @@
+"""The two legs' reads from PostgreSQL: the dense leg (nearest-first, exact when few spans pass, else the HNSW
+graph, walked again when the lexical leg proves a walk incomplete) and the lexical leg's spans read back by key."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg import sql
+
+from kruschnexus.config import MAX_EF_SEARCH
+from kruschnexus.embed.base import Vectors
+from kruschnexus.lexical.index import LexicalHit
+from kruschnexus.retrieve.fusion import FusionSettings
+from kruschnexus.store import queries as q
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import LegRow
+
+#: When the planner expects few enough spans to pass a filter, the exact ranking reads up to this many times the
+#: threshold (``dense_exact`` x sqrt(depth x stored)) before it takes the estimate for wrong and the HNSW graph is
+#: walked instead: past the crossover, but not by so much that a gross underestimate reads a workspace.
+EXACT_SLACK = 2.0
+
+
+def dense_leg_rows(
+    store: PgStore,
+    span_f: q.SpanFilter,
+    dim: int,
+    text: str,
+    vector: Vectors,
+    settings: FusionSettings,
+    seeds: Sequence[LegRow] = (),
+) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
+    """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
+    may pass many spans or quotes a phrase, and enough of the nearest pass (see
+    :func:`~kruschnexus.store.queries.nearest_first_leg`); every span that passes, ranked exactly, when the filter
+    passes spans by their keys and few pass, or quotes a phrase too few of the nearest hold and at most the cap
+    hold (see :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter
+    follows.
+
+    ``seeds``: spans that pass the filter with their cosines (the lexical leg's). One of them nearer the question
+    than the graph's :data:`RECHECK_RANK`-th row, and not among its rows, proves the walk missed a region of the graph
+    (a cluster of near-copies of a clause that the walk's beam never entered): the graph is walked again with the
+    widest beam (:func:`_walked`)."""
+    s = settings
+    common = {"text": text, "limit": s.dense_depth, "vector": vector}
+    if q.ranks_exactly_first(span_f):
+        plan, params = q.passing_plan(span_f, dim)
+        expected, stored = store.passing_estimate(plan, params, span_f.planned_for_values)
+        few = s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
+        if expected <= few:
+            exact = _capped_exact(store, span_f, dim, common, few, s)
+            if exact is not None:
+                return exact
+    if q.reads_nearest_first(span_f):
+        statement, params = q.nearest_first_leg(span_f, dim)
+        scan = max(s.dense_scan, s.dense_depth)
+        bound = {**params, **common, "scan": scan}
+        # A beam as wide as the read: past its beam an HNSW scan goes on by iterations of lesser quality (at 10^6
+        # spans a filtered question's recall@10 fell to 0.1 with a beam of 200 for 400 spans read, 1.0 with 400).
+        beam = min(max(s.ef_search, scan), MAX_EF_SEARCH)
+        rows = _walked(store, statement, bound, beam, span_f.planned_for_values, seeds)
+        if len(rows) >= s.dense_depth:
+            return rows, (statement, bound)
+    if q.reads_nearest_first(span_f) and span_f.phrase_patterns:
+        # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram estimate
+        # is a constant), so the cap alone guards against a phrase held by many.
+        few = s.dense_exact * math.sqrt(s.dense_depth * max(store.spans_stored(span_f.workspace), 1.0))
+        exact = _capped_exact(store, span_f, dim, common, few, s)
+        if exact is not None:
+            return exact
+    statement, params = q.dense_leg(span_f, dim)
+    bound = {**params, **common}
+    return _walked(store, statement, bound, s.ef_search, span_f.planned_for_values, seeds), (statement, bound)
+
+
+#: The dense leg's row a lexical span nearer the question proves a walk of the graph incomplete: the tenth, where
+#: ``bench/search.py`` measures the graph's recall (twice the hits a search returns by default). Deeper rows miss
+#: near-ties to the question too often for each to cost a second walk.
+RECHECK_RANK = 10
+
+
+def _walked(
+    store: PgStore,
+    statement: sql.Composed,
+    bound: dict[str, Any],
+    beam: int,
+    planned_for_values: bool,
+    seeds: Sequence[LegRow],
+) -> list[LegRow]:
+    """The rows of a dense statement the HNSW graph may serve; walked again with the widest beam
+    (:data:`MAX_EF_SEARCH`) when a seed nearer than its :data:`RECHECK_RANK`-th row is not among them.
+
+    At 10^6 generated spans the graph's walk left 2 of 23 plain questions in the wrong region entirely (recall@10
+    of 0: nearest cosine 0.60 where the exact one is 0.68); in both a span the lexical leg found was nearer than the
+    walk's tenth row, and in none of the other 36 questions."""
+    rows = store.run_leg(statement, bound, beam, planned_for_values)
+    if beam < MAX_EF_SEARCH and _missed(rows, seeds):
+        rows = store.run_leg(statement, bound, MAX_EF_SEARCH, planned_for_values)
+    return rows
+
+
+def _missed(rows: Sequence[LegRow], seeds: Sequence[LegRow]) -> bool:
+    """A seed is nearer the question than the :data:`RECHECK_RANK`-th of ``rows`` (or than the last, when fewer)
+    and not among them."""
+    if not rows:
+        return False
+    mark = row_cosine(rows[min(RECHECK_RANK, len(rows)) - 1])
+    held = {r.key for r in rows}
+    return any(s.cosine is not None and s.cosine > mark and s.key not in held for s in seeds)
+
+
+def _capped_exact(
+    store: PgStore, span_f: q.SpanFilter, dim: int, common: dict[str, Any], few: float, s: FusionSettings
+) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]] | None:
+    """Every span passing ``span_f`` ranked exactly, unless more than :data:`EXACT_SLACK` x ``few`` pass (then
+    ``None``: the spans read are not all that pass)."""
+    statement, params = q.capped_exact_leg(span_f, dim)
+    cap = math.ceil(EXACT_SLACK * few)
+    bound = {**params, **common, "cap": cap}
+    rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
+    if not rows or (rows[0].passing or 0) <= cap:
+        return rows, (statement, bound)
+    return None
+
+
+def keyed_rows(
+    store: PgStore,
+    span_f: q.SpanFilter,
+    text: str,
+    ranked: list[LexicalHit],
+    vector: Vectors | None = None,
+    dim: int | None = None,
+) -> list[LegRow]:
+    """The lexical index's spans read from PostgreSQL (which re-applies every filter), in the index's order; with
+    ``vector`` and ``dim``, each with its cosine to the question (the dense leg's check, :func:`dense_leg_rows`)."""
+    if not ranked:
+        return []
+    sql_text, params = q.keyed_leg(span_f, dim if vector is not None else None)
+    params = {
+        **params,
+        "text": text,
+        "key_docs": [h.key[0] for h in ranked],
+        "key_pages": [h.key[1] for h in ranked],
+        "key_ordinals": [h.key[2] for h in ranked],
+    }
+    if vector is not None:
+        params["vector"] = vector
+    by_key = {r.key: r for r in store.run_leg(sql_text, params)}
+    return [by_key[h.key] for h in ranked if h.key in by_key]
+
+
+def row_cosine(row: LegRow) -> float:
+    """The cosine a dense-leg row carries."""
+    if row.cosine is None:
+        raise ValueError(f"a dense-leg row without a cosine: {row.key}")
+    return float(row.cosine)
