@@ -158,3 +158,30 @@ def test_a_workspace_s_marking_is_its_own(marked: Corpus, settings: Settings, em
         assert other.store.has_unmarked_spans(other.workspace)
         assert not marked.store.has_unmarked_spans(marked.workspace)
         other.store.delete_workspace(other.workspace)
+
+
+def test_reindex_tells_how_marking_goes(marked: Corpus, cli_env: None) -> None:
+    """Marking older spans can take long (about 2 ms a span): ``reindex`` reports it from 0 to every span without
+    markers, and the command says how many it marked; a workspace with none reports no marking."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kruschnexus.cli.app import cli
+
+    total = len(_stored(marked))
+    _unmark(marked)
+    assert marked.store.unmarked_count(marked.workspace) == total
+    heard: list[tuple[int, int]] = []
+    marked.reindex(marking=lambda done, of: heard.append((done, of)))
+    assert heard[0] == (0, total) and heard[-1] == (total, total)
+    assert [done for done, _ in heard] == sorted(done for done, _ in heard)
+    heard.clear()
+    marked.reindex(marking=lambda done, of: heard.append((done, of)))
+    assert heard == [] and marked.store.unmarked_count(marked.workspace) == 0
+    _unmark(marked)
+    result = CliRunner().invoke(cli, ["reindex", "-w", marked.workspace, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["marked"] == total
+    text = CliRunner().invoke(cli, ["reindex", "-w", marked.workspace])
+    assert text.exit_code == 0 and "older spans given" not in text.output, text.output

@@ -6,6 +6,7 @@ import dataclasses
 import time
 
 import click
+from rich.progress import TaskID
 
 from kruschnexus.cli import render
 from kruschnexus.cli.app import json_option, workspace_option
@@ -39,17 +40,28 @@ def command(workspace: str, vectors: bool, build_memory: str | None, as_json: bo
         if vectors:
             _vectors(corpus, build_memory, as_json)
             return
+        marked = 0
         with render.progress_bar() as bar:
+            mark_task: TaskID | None = None
+
+            def marking(done: int, total: int) -> None:
+                nonlocal mark_task, marked
+                if mark_task is None:
+                    mark_task = bar.add_task(f"marking the lines of {workspace}'s older spans", total=total)
+                marked = done
+                bar.update(mark_task, completed=done, total=total)
+
             task = bar.add_task(f"indexing {workspace}", total=None)
 
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            report = corpus.reindex(progress)
+            report = corpus.reindex(progress, marking)
     if as_json:
-        render.json_line({"workspace": workspace, **dataclasses.asdict(report)})
+        render.json_line({"workspace": workspace, **dataclasses.asdict(report), "marked": marked})
     else:
-        render.out.print(f"reindexed {workspace}: {report.documents} documents, {report.spans} spans")
+        also = f" ({marked} older spans given their line markers)" if marked else ""
+        render.out.print(f"reindexed {workspace}: {report.documents} documents, {report.spans} spans{also}")
 
 
 def _vectors(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:

@@ -668,10 +668,23 @@ class PgStore:
             row = conn.execute(q.SELECT_UNMARKED, {"workspace": workspace}).fetchone()
         return bool(row is not None and row["unmarked"])
 
-    def mark_lines(self, workspace: str, markers: Callable[[str], list[str]], batch: int = 1000) -> int:
+    def unmarked_count(self, workspace: str) -> int:
+        """How many spans of ``workspace`` were stored without their line markers (the partial index counts them)."""
+        with self.scoped(workspace) as conn:
+            row = conn.execute(q.COUNT_UNMARKED, {"workspace": workspace}).fetchone()
+        return 0 if row is None else int(row["unmarked"])
+
+    def mark_lines(
+        self,
+        workspace: str,
+        markers: Callable[[str], list[str]],
+        batch: int = 1000,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
         """Store the line markers (``markers`` of its text) of each span of ``workspace`` stored without them, a
         batch per transaction, the batch's rows locked from their reading to their update (a span replaced meanwhile
-        is the writer's, with its own markers); returns how many spans were marked."""
+        is the writer's, with its own markers); returns how many spans were marked. ``progress`` hears the count
+        after each batch."""
         marked = 0
         while True:
             with self.scoped(workspace) as conn:
@@ -691,6 +704,8 @@ class PgStore:
             if done <= 0:
                 return marked  # nothing the batch read could be marked: stop rather than read it again
             marked += done
+            if progress is not None:
+                progress(marked)
 
     def analyze(self) -> None:
         """Refresh the planner's statistics of the document tables (after a bulk load)."""

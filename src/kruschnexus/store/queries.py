@@ -350,6 +350,9 @@ SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_me
 RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")
 ANALYZE = sql.SQL("ANALYZE documents, pages, spans")
 #: Whether some span of the workspace was written before spans held their line markers (migration 0010).
+COUNT_UNMARKED = sql.SQL(
+    "SELECT count(*) AS unmarked FROM spans WHERE workspace = %(workspace)s AND line_markers IS NULL"
+)
 SELECT_UNMARKED = sql.SQL(
     "SELECT EXISTS (SELECT 1 FROM spans WHERE workspace = %(workspace)s AND line_markers IS NULL) AS unmarked"
 )
