@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,12 +125,13 @@ def _check_indexes(store: PgStore, embedder: Embedder, report: DoctorReport) -> 
     """Indexes PostgreSQL does not use (a concurrent build that failed or was stopped): searches read without them.
     A rebuild of the HNSW index under way, or left by a stopped one, passes (the index in use still serves)."""
     invalid = store.invalid_indexes()
-    rebuilding = [name for name in invalid if name.endswith((q.REBUILD_SUFFIX, q.REPLACED_SUFFIX))]
+    vector = re.escape(q.hnsw_index_name(embedder.dim))
+    leftover = re.compile(vector + "(" + "|".join(map(re.escape, (q.REBUILD_SUFFIX, q.REPLACED_SUFFIX))) + ")")
+    rebuilding = [name for name in invalid if leftover.fullmatch(name)]
     broken = [name for name in invalid if name not in rebuilding]
-    vector = q.hnsw_index_name(embedder.dim)
     fixes = [
         f"{name}: `nexus reindex -w WORKSPACE --vectors` builds it again"
-        if name == vector
+        if re.fullmatch(vector, name)
         else f"{name}: its table's owner runs REINDEX INDEX CONCURRENTLY {name}"
         for name in broken
     ]

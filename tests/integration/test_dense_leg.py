@@ -280,6 +280,60 @@ def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
     assert tenth is not None
     nearer = dataclasses.replace(outside[0], cosine=tenth + 0.01)  # as if the walk had missed it
     assert walk([nearer]) == [40, MAX_EF_SEARCH]
+    # The rows' order is not trusted (relaxed iterative scans): the tenth nearest is found by sorting.
+    assert walk([dataclasses.replace(outside[0], cosine=tenth - 1e-4)]) == [40]
+
+
+def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check holds for a nearest-first read that answers (its beam as wide as its read, then the widest), and
+    never for an exact ranking (a section passing few), whatever the seeds say."""
+    beams: list[int] = []
+    run_leg = binders.store.run_leg
+
+    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
+        beams.append(ef_search)
+        return run_leg(statement, params, ef_search, planned, exact)
+
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=10, dense_scan=60, ef_search=40)
+    for raw, first in (("insurance doc_type:agreement", [60]), ("Section 3.02 liens", [40])):
+        parsed = parse_query(raw)
+        vector = binders.embedder.embed([parsed.search_text])[0]
+        f = span_filter(parsed, binders.workspace)
+        dim = binders.embedder.dim
+        rows, (statement, _) = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion)
+        far = next(r for r in _exact(binders, "liens", 10_000) if r.key not in {x.key for x in rows})
+        nearer = dataclasses.replace(far, cosine=1.0)
+        monkeypatch.setattr(binders.store, "run_leg", noting)
+        beams.clear()
+        again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [nearer])
+        monkeypatch.setattr(binders.store, "run_leg", run_leg)
+        if "WITH passing" in statement.as_string(None):
+            assert beams == first, raw  # ranked exactly: nothing to walk again
+        else:
+            assert beams == [*first, MAX_EF_SEARCH], raw
+        assert [r.key for r in again] == [r.key for r in rows], raw
+
+
+def test_a_search_gives_the_dense_leg_the_lexical_spans_with_their_cosines(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search hands the lexical leg's spans to the dense leg's check with their cosines; fusion still knows the
+    cosine of dense-leg candidates only."""
+    from kruschnexus.retrieve import search as search_module
+
+    given: list[list[LegRow]] = []
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        given.append(list(kwargs.get("seeds", ())))
+        return dense_leg_rows(*args, **kwargs)
+
+    monkeypatch.setattr(search_module, "dense_leg_rows", noting)
+    trace = binders.explain("insurance with financially sound carriers", k=5)
+    assert given and given[0] and all(r.cosine is not None for r in given[0])
+    assert all((c.cosine is None) == (c.dense_rank is None) for c in trace.candidates)
+    assert any(c.dense_rank is None for c in trace.candidates), "some candidate comes from the lexical leg alone"
 
 
 def test_the_lexical_leg_reads_its_spans_with_their_cosines(binders: Corpus) -> None:

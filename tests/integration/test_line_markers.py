@@ -183,5 +183,8 @@ def test_reindex_tells_how_marking_goes(marked: Corpus, cli_env: None) -> None:
     result = CliRunner().invoke(cli, ["reindex", "-w", marked.workspace, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["marked"] == total
+    _unmark(marked)
+    text = CliRunner().invoke(cli, ["reindex", "-w", marked.workspace])
+    assert text.exit_code == 0 and f"({total} older spans given their line markers)" in text.output, text.output
     text = CliRunner().invoke(cli, ["reindex", "-w", marked.workspace])
     assert text.exit_code == 0 and "older spans given" not in text.output, text.output

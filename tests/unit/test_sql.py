@@ -51,6 +51,16 @@ def test_capped_exact_leg_carries_values_as_parameters() -> None:
     assert sql_text == q.capped_exact_leg(FULL, 384)[0].as_string(None) and "DROP" not in sql_text
 
 
+def test_the_nearest_first_read_tests_its_filter_on_the_rows_it_read() -> None:
+    """The filter applies above the read of the ``scan`` nearest spans (whole rows), never to ``spans`` itself: no
+    index of the filter (a phrase's trigrams) can find spans for it."""
+    text = q.nearest_first_leg(FULL, 384)[0].as_string(None)
+    read = text.index("LIMIT %(scan)s) s")
+    assert "JOIN spans" not in text and text.count("FROM spans") == 1
+    assert text.index("FROM (SELECT s.*,") < text.index("FROM spans s") < read < text.rindex(" WHERE s.workspace")
+    assert text.index("s.text ~* %(phrase_0)s") > read
+
+
 def test_keyed_leg_is_pinned() -> None:
     sql, _ = q.keyed_leg(FULL)
     _check("keyed_leg.sql", sql.as_string(None))

@@ -60,12 +60,13 @@ def dense_leg_rows(
         # A beam as wide as the read: past its beam an HNSW scan goes on by iterations of lesser quality (at 10^6
         # spans a filtered question's recall@10 fell to 0.1 with a beam of 200 for 400 spans read, 1.0 with 400).
         beam = min(max(s.ef_search, scan), MAX_EF_SEARCH)
-        rows = _walked(store, statement, bound, beam, span_f.planned_for_values, seeds)
+        rows = _walked(store, statement, bound, beam, span_f.planned_for_values, seeds, enough=s.dense_depth)
         if len(rows) >= s.dense_depth:
             return rows, (statement, bound)
     if q.reads_nearest_first(span_f) and span_f.phrase_patterns:
         # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram estimate
-        # is a constant), so the cap alone guards against a phrase held by many.
+        # is a constant), so the cap alone guards against a phrase held by many; past it, what was read is thrown
+        # away (at 10^6 spans, a phrase held by 56,000 spans but few of the question's nearest pays ~0.4 s for it).
         few = s.dense_exact * math.sqrt(s.dense_depth * max(store.spans_stored(span_f.workspace), 1.0))
         exact = _capped_exact(store, span_f, dim, common, few, s)
         if exact is not None:
@@ -88,25 +89,29 @@ def _walked(
     beam: int,
     planned_for_values: bool,
     seeds: Sequence[LegRow],
+    enough: int = 0,
 ) -> list[LegRow]:
     """The rows of a dense statement the HNSW graph may serve; walked again with the widest beam
-    (:data:`MAX_EF_SEARCH`) when a seed nearer than its :data:`RECHECK_RANK`-th row is not among them.
+    (:data:`MAX_EF_SEARCH`) when a seed nearer than its :data:`RECHECK_RANK`-th row is not among them, and the rows
+    would be the leg's answer (at least ``enough`` of them: a nearest-first read with fewer gives way to another
+    ranking anyway).
 
     At 10^6 generated spans the graph's walk left 2 of 23 plain questions in the wrong region entirely (recall@10
     of 0: nearest cosine 0.60 where the exact one is 0.68); in both a span the lexical leg found was nearer than the
     walk's tenth row, and in none of the other 36 questions."""
     rows = store.run_leg(statement, bound, beam, planned_for_values)
-    if beam < MAX_EF_SEARCH and _missed(rows, seeds):
+    if beam < MAX_EF_SEARCH and len(rows) >= enough and _missed(rows, seeds):
         rows = store.run_leg(statement, bound, MAX_EF_SEARCH, planned_for_values)
     return rows
 
 
 def _missed(rows: Sequence[LegRow], seeds: Sequence[LegRow]) -> bool:
-    """A seed is nearer the question than the :data:`RECHECK_RANK`-th of ``rows`` (or than the last, when fewer)
-    and not among them."""
+    """A seed is nearer the question than the :data:`RECHECK_RANK`-th nearest of ``rows`` (or than the farthest,
+    when fewer) and not among them. The rows are ordered here: relaxed iterative scans may return them slightly out
+    of order."""
     if not rows:
         return False
-    mark = row_cosine(rows[min(RECHECK_RANK, len(rows)) - 1])
+    mark = sorted((row_cosine(r) for r in rows), reverse=True)[min(RECHECK_RANK, len(rows)) - 1]
     held = {r.key for r in rows}
     return any(s.cosine is not None and s.cosine > mark and s.key not in held for s in seeds)
 

@@ -392,7 +392,8 @@ class _Legs:
         sparse_rows: list[LegRow] = []
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
-        # The lexical leg first: the question's embedding may still be on its way.
+        # The lexical leg first: the question's embedding may still be on its way while the lexical index is
+        # searched (its spans are then read with their cosines, for the dense leg's check).
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)

@@ -266,7 +266,8 @@ class HitRow:
 @dataclass(frozen=True, slots=True)
 class LegRow(HitRow):
     """A span a retrieval leg found: whether it holds every word of the question (PostgreSQL full text), and its
-    cosine to the question (the dense leg only)."""
+    cosine to the question (the dense leg's rows; the lexical leg's when read for the dense leg's check, which fusion
+    does not use)."""
 
     fulltext_match: bool
     cosine: float | None = None
