@@ -48,7 +48,7 @@ def dense_leg_rows(
     if q.ranks_exactly_first(span_f):
         plan, params = q.passing_plan(span_f, dim)
         expected, stored = store.passing_estimate(plan, params, span_f.planned_for_values)
-        few = s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
+        few = _few(s, stored)
         if expected <= few:
             exact = _capped_exact(store, span_f, dim, common, few, s)
             if exact is not None:
@@ -63,17 +63,23 @@ def dense_leg_rows(
         rows = _walked(store, statement, bound, beam, span_f.planned_for_values, seeds, enough=s.dense_depth)
         if len(rows) >= s.dense_depth:
             return rows, (statement, bound)
-    if q.reads_nearest_first(span_f) and span_f.phrase_patterns:
-        # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram estimate
-        # is a constant), so the cap alone guards against a phrase held by many; past it, what was read is thrown
-        # away (at 10^6 spans, a phrase held by 56,000 spans but few of the question's nearest pays ~0.4 s for it).
-        few = s.dense_exact * math.sqrt(s.dense_depth * max(store.spans_stored(span_f.workspace), 1.0))
-        exact = _capped_exact(store, span_f, dim, common, few, s)
-        if exact is not None:
-            return exact
+        if span_f.phrase_patterns:
+            # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram
+            # estimate is a constant), so the cap alone guards against a phrase held by many; past it, what was read
+            # is thrown away (at 10^6 spans, a phrase held by 56,000 spans but few of the question's nearest pays
+            # ~0.4 s for it).
+            exact = _capped_exact(store, span_f, dim, common, _few(s, store.spans_stored(span_f.workspace)), s)
+            if exact is not None:
+                return exact
     statement, params = q.dense_leg(span_f, dim)
     bound = {**params, **common}
     return _walked(store, statement, bound, s.ef_search, span_f.planned_for_values, seeds), (statement, bound)
+
+
+def _few(s: FusionSettings, stored: float) -> float:
+    """How many passing spans the dense leg ranks exactly rather than through the graph: ``dense_exact`` x
+    sqrt(``dense_depth`` x spans stored)."""
+    return s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
 
 
 #: The dense leg's row a lexical span nearer the question proves a walk of the graph incomplete: the tenth, where

@@ -554,16 +554,15 @@ class PgStore:
             conn.cursor(row_factory=tuple_row) as cur,
         ):
             plan = cur.execute(query, dict(params)).fetchone()
-            stored = cur.execute(q.SELECT_SPANS_ESTIMATE).fetchone()
+            stored = _spans_stored(cur)
         rows = float(plan[0][0]["Plan"]["Plan Rows"]) if plan is not None else 0.0
-        return rows, float(stored[0]) if stored is not None else 0.0
+        return rows, stored
 
     def spans_stored(self, workspace: str) -> float:
         """How many spans the table holds, as the planner last counted them (every workspace's: the HNSW index
         holds them all), read under ``workspace``'s scope."""
         with self.scoped(workspace) as conn, conn.cursor(row_factory=tuple_row) as cur:
-            stored = cur.execute(q.SELECT_SPANS_ESTIMATE).fetchone()
-        return float(stored[0]) if stored is not None else 0.0
+            return _spans_stored(cur)
 
     def explain_leg(
         self, query: Any, params: Mapping[str, Any], ef_search: int = EF_SEARCH, planned_for_values: bool = False
@@ -822,6 +821,12 @@ class DocumentWriter:
         if rows:
             with self._conn.cursor() as cur:
                 cur.executemany(statement, rows)
+
+
+def _spans_stored(cur: Any) -> float:
+    """The planner's count of the spans table's rows (:data:`~.queries.SELECT_SPANS_ESTIMATE`), on a tuple cursor."""
+    row = cur.execute(q.SELECT_SPANS_ESTIMATE).fetchone()
+    return float(row[0]) if row is not None else 0.0
 
 
 def _check_replica(conn: Connection, dsn: str) -> None:
