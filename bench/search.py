@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -170,16 +171,19 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     lexical = lexical_query(parsed, parsed.search_text, (), fusion)
 
     def sparse() -> list[Any]:
-        """The lexical leg: the BM25 index, then its spans read back through the SQL filter, with their cosines."""
+        """The lexical leg: the BM25 index, then its spans read back through the SQL filter."""
         ranked = index.search(lexical, fusion.sparse_depth)
-        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked, vector, dim)
+        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
-    seeds = sparse()  # what the lexical leg gives the dense one, as in the search
+    seeds = [r.key for r in sparse()]  # what the lexical leg gives the dense one, as in the search
+    counted = functools.partial(index.phrase_spans, parsed.phrases) if parsed.phrases else None
 
     def dense(seeded: bool = True) -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
         """The dense leg as the search runs it (``seeded``: checked against the lexical leg's spans, and walked
         again when one is nearer than its tenth row): its rows, and the statement that gave them."""
-        return dense_leg_rows(store, span_f, dim, parsed.search_text, vector, fusion, seeds if seeded else ())
+        return dense_leg_rows(
+            store, span_f, dim, parsed.search_text, vector, fusion, seeds if seeded else (), phrase_spans=counted
+        )
 
     def exact() -> list[Any]:
         """Every span that passes the filter ranked by its exact distance (no index scan): the reference."""

@@ -14,11 +14,11 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from kruschnexus import Corpus
-from kruschnexus.config import MAX_EF_SEARCH, Settings
+from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import lexical_query, like_escape, phrase_pattern, span_filter
+from kruschnexus.retrieve.search import like_escape, phrase_pattern, span_filter
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
 from tests.binder import binder
@@ -45,9 +45,9 @@ def _exact(corpus: Corpus, raw: str, depth: int) -> list[LegRow]:
     return corpus.store.run_leg(statement, bound, planned_for_values=True, exact=True)
 
 
-def _served(corpus: Corpus, raw: str, depth: int, scan: int) -> tuple[list[LegRow], str]:
+def _served(corpus: Corpus, raw: str, depth: int, scan: int, **settings: Any) -> tuple[list[LegRow], str]:
     parsed = parse_query(raw)
-    fusion = dataclasses.replace(corpus.fusion_settings(), dense_depth=depth, dense_scan=scan)
+    fusion = dataclasses.replace(corpus.fusion_settings(), dense_depth=depth, dense_scan=scan, **settings)
     vector = corpus.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, corpus.workspace)
     rows, (statement, _) = dense_leg_rows(corpus.store, f, corpus.embedder.dim, parsed.search_text, vector, fusion)
@@ -137,14 +137,14 @@ def test_a_phrase_few_of_the_nearest_hold_is_ranked_exactly(binders: Corpus) -> 
     raw = '"financially sound carriers" rent payable monthly in advance'
     passing = len(_exact(binders, raw, 10_000))
     assert 0 < passing < 30, passing
-    rows, statement = _served(binders, raw, depth=30, scan=30)
+    rows, statement = _served(binders, raw, depth=30, scan=30, dense_exact_phrase=100.0)
     assert "WITH passing" in statement
     assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
     assert rows[0].passing == passing
     parsed = parse_query(raw)
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
-    tiny = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact=1e-9)
+    tiny = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact_phrase=1e-9)
     rows, (capped, _) = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, tiny)
     assert "WITH passing" not in capped.as_string(None)
     assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
@@ -246,19 +246,48 @@ def test_a_phrase_pattern_matches_where_the_folded_text_holds_the_phrase(
     assert row is not None and row["old"] == row["new"], (text, phrase)
 
 
+class _Walks:
+    """Notes the beam of each dense read of a store, and makes the check read ``fake`` cosines for the spans named
+    there (as if the walk had missed them)."""
+
+    def __init__(self, corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.beams: list[int] = []
+        self.fake: dict[tuple[str, int, int], float] = {}
+        self.read: list[dict[tuple[str, int, int], float]] = []
+        store = corpus.store
+        run_leg, run_checked = store.run_leg, store.run_leg_and_cosines
+
+        def noting(
+            statement: Any,
+            params: Any,
+            ef_search: int = EF_SEARCH,
+            planned_for_values: bool = False,
+            exact: bool = False,
+        ) -> Any:
+            if not exact:  # the reference ranking is not the leg's
+                self.beams.append(ef_search)
+            return run_leg(statement, params, ef_search, planned_for_values, exact)
+
+        def checked(statement: Any, params: Any, ef_search: int, planned: bool, seeds: Any, dim: int) -> Any:
+            self.beams.append(ef_search)
+            rows, cosines = run_checked(statement, params, ef_search, planned, seeds, dim)
+            self.read.append(cosines)
+            return rows, {**cosines, **{k: v for k, v in self.fake.items() if k in cosines}}
+
+        monkeypatch.setattr(store, "run_leg", noting)
+        monkeypatch.setattr(store, "run_leg_and_cosines", checked)
+
+    def clear(self) -> None:
+        self.beams.clear()
+        self.read.clear()
+
+
 def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
     binders: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A span of the lexical leg nearer the question than the graph's tenth row, and not among its rows, proves the
     walk missed part of the graph: it is walked again with the widest beam. Seeds no nearer, or among the rows,
-    cost nothing."""
-    beams: list[int] = []
-    run_leg = binders.store.run_leg
-
-    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
-        beams.append(ef_search)
-        return run_leg(statement, params, ef_search, planned, exact)
-
+    cost nothing; their cosines are read for those not among the rows only."""
     parsed = parse_query("insurance with financially sound carriers")
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
@@ -266,22 +295,26 @@ def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
     served, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion)
     outside = _exact(binders, parsed.text, 60)[20:]  # passing spans the leg did not return
     assert served and outside and all(r.key not in {s.key for s in served} for r in outside)
-    monkeypatch.setattr(binders.store, "run_leg", noting)
+    walks = _Walks(binders, monkeypatch)
 
     def walk(seeds: list[LegRow]) -> list[int]:
-        beams.clear()
-        rows, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion, seeds)
+        walks.clear()
+        keys = [r.key for r in seeds]
+        rows, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion, keys)
         assert [r.key for r in rows] == [r.key for r in served]
-        return list(beams)
+        return list(walks.beams)
 
     assert walk(outside) == [40], "the spans outside are no nearer than the tenth row"
+    assert walks.read[0] == pytest.approx({r.key: r.cosine for r in outside}, abs=1e-6), "read as ranked exactly"
     assert walk(served) == [40], "spans among the rows prove nothing"
+    assert walks.read == [{}], "and their cosines are not read"
     tenth = served[9].cosine
     assert tenth is not None
-    nearer = dataclasses.replace(outside[0], cosine=tenth + 0.01)  # as if the walk had missed it
-    assert walk([nearer]) == [40, MAX_EF_SEARCH]
+    walks.fake = {outside[0].key: tenth + 0.01}  # as if the walk had missed it
+    assert walk([outside[0]]) == [40, MAX_EF_SEARCH]
     # The rows' order is not trusted (relaxed iterative scans): the tenth nearest is found by sorting.
-    assert walk([dataclasses.replace(outside[0], cosine=tenth - 1e-4)]) == [40]
+    walks.fake = {outside[0].key: tenth - 1e-4}
+    assert walk([outside[0]]) == [40]
 
 
 def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
@@ -289,14 +322,8 @@ def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
 ) -> None:
     """The check holds for a nearest-first read that answers (its beam as wide as its read, then the widest), and
     never for an exact ranking (a section passing few), whatever the seeds say."""
-    beams: list[int] = []
-    run_leg = binders.store.run_leg
-
-    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
-        beams.append(ef_search)
-        return run_leg(statement, params, ef_search, planned, exact)
-
     fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=10, dense_scan=60, ef_search=40)
+    walks = _Walks(binders, monkeypatch)
     for raw, first in (("insurance doc_type:agreement", [60]), ("Section 3.02 liens", [40])):
         parsed = parse_query(raw)
         vector = binders.embedder.embed([parsed.search_text])[0]
@@ -304,47 +331,71 @@ def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
         dim = binders.embedder.dim
         rows, (statement, _) = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion)
         far = next(r for r in _exact(binders, "liens", 10_000) if r.key not in {x.key for x in rows})
-        nearer = dataclasses.replace(far, cosine=1.0)
-        monkeypatch.setattr(binders.store, "run_leg", noting)
-        beams.clear()
-        again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [nearer])
-        monkeypatch.setattr(binders.store, "run_leg", run_leg)
+        walks.fake = {far.key: 1.0}
+        walks.clear()
+        again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [far.key])
         if "WITH passing" in statement.as_string(None):
-            assert beams == first, raw  # ranked exactly: nothing to walk again
+            assert walks.beams == first, raw  # ranked exactly: nothing to walk again
         else:
-            assert beams == [*first, MAX_EF_SEARCH], raw
+            assert walks.beams == [*first, MAX_EF_SEARCH], raw
         assert [r.key for r in again] == [r.key for r in rows], raw
 
 
-def test_a_search_gives_the_dense_leg_the_lexical_spans_with_their_cosines(
-    binders: Corpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A search hands the lexical leg's spans to the dense leg's check with their cosines; fusion still knows the
-    cosine of dense-leg candidates only."""
+def test_a_search_gives_the_dense_leg_the_lexical_spans(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search hands the keys of the lexical leg's spans to the dense leg's check; fusion knows the cosine of
+    dense-leg candidates only."""
     from kruschnexus.retrieve import search as search_module
 
-    given: list[list[LegRow]] = []
+    given: list[list[tuple[str, int, int]]] = []
+    lexical: list[tuple[str, int, int]] = []
 
     def noting(*args: Any, **kwargs: Any) -> Any:
         given.append(list(kwargs.get("seeds", ())))
         return dense_leg_rows(*args, **kwargs)
 
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        rows = keyed_rows(*args, **kwargs)
+        lexical.extend(r.key for r in rows)
+        return rows
+
     monkeypatch.setattr(search_module, "dense_leg_rows", noting)
+    monkeypatch.setattr(search_module, "keyed_rows", reading)
     trace = binders.explain("insurance with financially sound carriers", k=5)
-    assert given and given[0] and all(r.cosine is not None for r in given[0])
+    assert given and given[0] and given[0] == lexical
     assert all((c.cosine is None) == (c.dense_rank is None) for c in trace.candidates)
     assert any(c.dense_rank is None for c in trace.candidates), "some candidate comes from the lexical leg alone"
 
 
-def test_the_lexical_leg_reads_its_spans_with_their_cosines(binders: Corpus) -> None:
-    """The cosines the lexical leg reads are the dense ranking's, span for span."""
-    parsed = parse_query("insurance with financially sound carriers")
+def test_a_phrase_the_lexical_index_finds_in_many_spans_is_ranked_by_the_graph(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When few of the nearest spans hold a quoted phrase, the lexical index counts the spans that do: more than
+    ``dense_exact_phrase`` x sqrt(depth x stored), and the graph ranks them with the widest beam, reading none of
+    them exactly first; at most that, and they are ranked exactly. The count the leg asks for is the index's."""
+    raw = '"financially sound carriers" rent payable monthly in advance'
+    parsed = parse_query(raw)
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
     index = binders.lexicon.index(binders.workspace)
-    fusion = binders.fusion_settings()
-    ranked = index.search(lexical_query(parsed, parsed.search_text, (), fusion), 30)
-    rows = keyed_rows(binders.store, f, parsed.search_text, ranked, vector, binders.embedder.dim)
-    exact = {r.key: r.cosine for r in _exact(binders, parsed.text, 10_000)}
-    assert rows and all(r.cosine == pytest.approx(exact[r.key], abs=1e-6) for r in rows)
-    assert all(r.cosine is None for r in keyed_rows(binders.store, f, parsed.search_text, ranked))
+    held = index.phrase_spans(parsed.phrases, 0)
+    assert 0 < held < 30, held
+    walks = _Walks(binders, monkeypatch)
+    asked: list[int] = []
+
+    def counting(beyond: int) -> int:
+        asked.append(beyond)
+        return index.phrase_spans(parsed.phrases, beyond)
+
+    for share, graph in ((1e-9, True), (100.0, False)):
+        fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact_phrase=share)
+        asked.clear()
+        walks.clear()
+        dim = binders.embedder.dim
+        rows, (statement, _) = dense_leg_rows(
+            binders.store, f, dim, parsed.search_text, vector, fusion, phrase_spans=counting
+        )
+        assert len(asked) == 1, share
+        assert ("WITH passing" not in statement.as_string(None)) == graph, share
+        first = max(fusion.ef_search, 30)  # the nearest-first read's
+        assert walks.beams == [first, MAX_EF_SEARCH if graph else fusion.ef_search], share
+        assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)], share

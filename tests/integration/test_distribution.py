@@ -123,6 +123,7 @@ def _statements() -> Iterator[tuple[str, str]]:
     legs = (q.dense_leg(full, 384), q.nearest_first_leg(full, 384), q.fulltext_leg(full), q.keyed_leg(full))
     for leg, _ in (*legs, q.dense_leg(as_of, 384)):
         yield "leg", leg.as_string(None)
+    yield "span_cosines", q.span_cosines(384).as_string(None)
 
 
 def test_no_query_joins_two_tables_except_on_the_workspace() -> None:

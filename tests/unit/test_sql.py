@@ -66,6 +66,12 @@ def test_keyed_leg_is_pinned() -> None:
     _check("keyed_leg.sql", sql.as_string(None))
 
 
+def test_span_cosines_is_pinned() -> None:
+    """The check's cosines: by primary key within the workspace, only spans of the question's dimension."""
+    _check("span_cosines.sql", q.span_cosines(384).as_string(None))
+    assert q.span_cosines(768).as_string(None) == q.span_cosines(384).as_string(None).replace("384", "768")
+
+
 def _filled(value: str) -> q.SpanFilter:
     return q.SpanFilter(
         workspace=value,
@@ -88,7 +94,6 @@ def test_values_never_enter_the_sql_text(value: str) -> None:
     hostile = _filled(value)
     assert q.dense_leg(hostile, 384)[0].as_string(None) == q.dense_leg(FULL, 384)[0].as_string(None)
     assert q.keyed_leg(hostile)[0].as_string(None) == q.keyed_leg(FULL)[0].as_string(None)
-    assert q.keyed_leg(hostile, 384)[0].as_string(None) == q.keyed_leg(FULL, 384)[0].as_string(None)
     assert q.dense_leg(hostile, 384)[1]["workspace"] == value
 
 

@@ -4,7 +4,7 @@ graph, walked again when the lexical leg proves a walk incomplete) and the lexic
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from psycopg import sql
@@ -16,6 +16,9 @@ from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.records import LegRow
+
+#: A span's key: document, page, ordinal.
+SpanKey = tuple[str, int, int]
 
 #: When the planner expects few enough spans to pass a filter, the exact ranking reads up to this many times the
 #: threshold (``dense_exact`` x sqrt(depth x stored)) before it takes the estimate for wrong and the HNSW graph is
@@ -30,7 +33,8 @@ def dense_leg_rows(
     text: str,
     vector: Vectors,
     settings: FusionSettings,
-    seeds: Sequence[LegRow] = (),
+    seeds: Sequence[SpanKey] = (),
+    phrase_spans: Callable[[int], int] | None = None,
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
     """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
     may pass many spans or quotes a phrase, and enough of the nearest pass (see
@@ -39,10 +43,15 @@ def dense_leg_rows(
     hold (see :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter
     follows.
 
-    ``seeds``: spans that pass the filter with their cosines (the lexical leg's). One of them nearer the question
-    than the graph's :data:`RECHECK_RANK`-th row, and not among its rows, proves the walk missed a region of the graph
-    (a cluster of near-copies of a clause that the walk's beam never entered): the graph is walked again with the
-    widest beam (:func:`_walked`)."""
+    ``seeds``: the keys of spans that pass the filter (the lexical leg's). One of them nearer the question than the
+    graph's :data:`RECHECK_RANK`-th row, and not among its rows, proves the walk missed a region of the graph (a
+    cluster of near-copies of a clause that the walk's beam never entered): the graph is walked again with the
+    widest beam (:func:`_walked`).
+
+    ``phrase_spans``: how many spans hold the filter's phrases, given the count at which a bound will do
+    (:meth:`~kruschnexus.lexical.index.LexicalIndex.phrase_spans`): a phrase few of the nearest spans hold is ranked
+    exactly when at most ``dense_exact_phrase`` x sqrt(depth x stored) spans hold it (always, without the count, up
+    to the cap), else by the graph, with the widest beam, as every filter few of the nearest pass."""
     s = settings
     common = {"text": text, "limit": s.dense_depth, "vector": vector}
     if q.ranks_exactly_first(span_f):
@@ -60,26 +69,41 @@ def dense_leg_rows(
         # A beam as wide as the read: past its beam an HNSW scan goes on by iterations of lesser quality (at 10^6
         # spans a filtered question's recall@10 fell to 0.1 with a beam of 200 for 400 spans read, 1.0 with 400).
         beam = min(max(s.ef_search, scan), MAX_EF_SEARCH)
-        rows = _walked(store, statement, bound, beam, span_f.planned_for_values, seeds, enough=s.dense_depth)
+        rows = _walked(store, statement, bound, beam, span_f.planned_for_values, (seeds, dim), enough=s.dense_depth)
         if len(rows) >= s.dense_depth:
             return rows, (statement, bound)
         if span_f.phrase_patterns:
             # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram
-            # estimate is a constant), so the cap alone guards against a phrase held by many; past it, what was read
-            # is thrown away (at 10^6 spans, a phrase held by 56,000 spans but few of the question's nearest pays
-            # ~0.4 s for it).
-            exact = _capped_exact(store, span_f, dim, common, _few(s, store.spans_stored(span_f.workspace)), s)
-            if exact is not None:
-                return exact
+            # estimate is a constant): the lexical index counts them (``dense_exact_phrase``), and the cap guards
+            # against its count falling short of what the text's pattern matches (a pattern matches inside words).
+            few = _few(s, store.spans_stored(span_f.workspace), s.dense_exact_phrase)
+            if phrase_spans is None or phrase_spans(math.floor(few)) <= few:
+                exact = _capped_exact(store, span_f, dim, common, few, s)
+                if exact is not None:
+                    return exact
+        # Fewer than one in eight of the nearest pass: the graph's walk must go far past its beam to find enough,
+        # and an iterative scan's later iterations miss (at 10^6 spans "the borrower" walked at 200, then again at
+        # 1000 for the check, took 65 + 37 ms; at 1000 alone, 62 ms).
+        walk_beam = MAX_EF_SEARCH
+    else:
+        walk_beam = s.ef_search
     statement, params = q.dense_leg(span_f, dim)
     bound = {**params, **common}
-    return _walked(store, statement, bound, s.ef_search, span_f.planned_for_values, seeds), (statement, bound)
+    return _walked(store, statement, bound, walk_beam, span_f.planned_for_values, (seeds, dim)), (statement, bound)
 
 
-def _few(s: FusionSettings, stored: float) -> float:
-    """How many passing spans the dense leg ranks exactly rather than through the graph: ``dense_exact`` x
-    sqrt(``dense_depth`` x spans stored)."""
-    return s.dense_exact * math.sqrt(s.dense_depth * max(stored, 1.0))
+def _few(s: FusionSettings, stored: float, share: float | None = None) -> float:
+    """How many passing spans the dense leg ranks exactly rather than through the graph: ``share`` (by default
+    ``dense_exact``) x sqrt(``dense_depth`` x spans stored)."""
+    return (s.dense_exact if share is None else share) * math.sqrt(s.dense_depth * max(stored, 1.0))
+
+
+
+
+def _cap(few: float) -> int:
+    """How many passing spans an exact ranking reads before it gives way to the graph: :data:`EXACT_SLACK` x
+    ``few``."""
+    return math.ceil(EXACT_SLACK * few)
 
 
 #: The dense leg's row a lexical span nearer the question proves a walk of the graph incomplete: the tenth, where
@@ -94,32 +118,36 @@ def _walked(
     bound: dict[str, Any],
     beam: int,
     planned_for_values: bool,
-    seeds: Sequence[LegRow],
+    seeds: tuple[Sequence[SpanKey], int],
     enough: int = 0,
 ) -> list[LegRow]:
     """The rows of a dense statement the HNSW graph may serve; walked again with the widest beam
-    (:data:`MAX_EF_SEARCH`) when a seed nearer than its :data:`RECHECK_RANK`-th row is not among them, and the rows
-    would be the leg's answer (at least ``enough`` of them: a nearest-first read with fewer gives way to another
-    ranking anyway).
+    (:data:`MAX_EF_SEARCH`) when a seed (``seeds``: span keys, and the dimension of the question's vector) nearer
+    than its :data:`RECHECK_RANK`-th row is not among them, and the rows would be the leg's answer (at least
+    ``enough`` of them: a nearest-first read with fewer gives way to another ranking anyway). The seeds' cosines
+    are read in the walk's transaction, by key, for those not among its rows.
 
     At 10^6 generated spans the graph's walk left 2 of 23 plain questions in the wrong region entirely (recall@10
     of 0: nearest cosine 0.60 where the exact one is 0.68); in both a span the lexical leg found was nearer than the
     walk's tenth row, and in none of the other 36 questions."""
-    rows = store.run_leg(statement, bound, beam, planned_for_values)
-    if beam < MAX_EF_SEARCH and len(rows) >= enough and _missed(rows, seeds):
+    keys, dim = seeds
+    if beam >= MAX_EF_SEARCH or not keys:
+        return store.run_leg(statement, bound, beam, planned_for_values)
+    rows, cosines = store.run_leg_and_cosines(statement, bound, beam, planned_for_values, keys, dim)
+    if len(rows) >= enough and _missed(rows, cosines):
         rows = store.run_leg(statement, bound, MAX_EF_SEARCH, planned_for_values)
     return rows
 
 
-def _missed(rows: Sequence[LegRow], seeds: Sequence[LegRow]) -> bool:
-    """A seed is nearer the question than the :data:`RECHECK_RANK`-th nearest of ``rows`` (or than the farthest,
-    when fewer) and not among them. The rows are ordered here: relaxed iterative scans may return them slightly out
-    of order."""
+def _missed(rows: Sequence[LegRow], cosines: Mapping[SpanKey, float]) -> bool:
+    """A span of ``cosines`` (its key to its cosine to the question) is nearer the question than the
+    :data:`RECHECK_RANK`-th nearest of ``rows`` (or than the farthest, when fewer) and not among them. The rows are
+    ordered here: relaxed iterative scans may return them slightly out of order."""
     if not rows:
         return False
     mark = sorted((row_cosine(r) for r in rows), reverse=True)[min(RECHECK_RANK, len(rows)) - 1]
     held = {r.key for r in rows}
-    return any(s.cosine is not None and s.cosine > mark and s.key not in held for s in seeds)
+    return any(cosine > mark and key not in held for key, cosine in cosines.items())
 
 
 def _capped_exact(
@@ -128,7 +156,7 @@ def _capped_exact(
     """Every span passing ``span_f`` ranked exactly, unless more than :data:`EXACT_SLACK` x ``few`` pass (then
     ``None``: the spans read are not all that pass)."""
     statement, params = q.capped_exact_leg(span_f, dim)
-    cap = math.ceil(EXACT_SLACK * few)
+    cap = _cap(few)
     bound = {**params, **common, "cap": cap}
     rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values)
     if not rows or (rows[0].passing or 0) <= cap:
@@ -136,19 +164,11 @@ def _capped_exact(
     return None
 
 
-def keyed_rows(
-    store: PgStore,
-    span_f: q.SpanFilter,
-    text: str,
-    ranked: list[LexicalHit],
-    vector: Vectors | None = None,
-    dim: int | None = None,
-) -> list[LegRow]:
-    """The lexical index's spans read from PostgreSQL (which re-applies every filter), in the index's order; with
-    ``vector`` and ``dim``, each with its cosine to the question (the dense leg's check, :func:`dense_leg_rows`)."""
+def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[LegRow]:
+    """The lexical index's spans read from PostgreSQL (which re-applies every filter), in the index's order."""
     if not ranked:
         return []
-    sql_text, params = q.keyed_leg(span_f, dim if vector is not None else None)
+    sql_text, params = q.keyed_leg(span_f)
     params = {
         **params,
         "text": text,
@@ -156,8 +176,6 @@ def keyed_rows(
         "key_pages": [h.key[1] for h in ranked],
         "key_ordinals": [h.key[2] for h in ranked],
     }
-    if vector is not None:
-        params["vector"] = vector
     by_key = {r.key: r for r in store.run_leg(sql_text, params)}
     return [by_key[h.key] for h in ranked if h.key in by_key]
 

@@ -393,7 +393,7 @@ class _Legs:
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         # The lexical leg first: the question's embedding may still be on its way while the lexical index is
-        # searched (its spans are then read with their cosines, for the dense leg's check).
+        # searched and its spans read (the dense leg's check reads their cosines later, by key).
         if "sparse" in s.legs and span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
@@ -403,12 +403,14 @@ class _Legs:
             lexical = lexical_query(query, self.text, doc_ids, s)
             ranked = self.index.search(lexical, s.sparse_depth)
             scores = {h.key: h.coverage for h in ranked}
-            dense = "dense" in s.legs
-            vector = self.vector if dense and ranked else None
-            sparse_rows = keyed_rows(self.store, span_f, self.text, ranked, vector, self.embedder.dim)
+            sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
+            seeds = [r.key for r in sparse_rows]
+            dim = self.embedder.dim
+            phrases = query.phrases if not span_f.pinned else ()
+            counted = functools.partial(self.index.phrase_spans, phrases) if phrases else None
             dense_rows, _ = dense_leg_rows(
-                self.store, span_f, self.embedder.dim, self.text, self.vector, s, seeds=sparse_rows
+                self.store, span_f, dim, self.text, self.vector, s, seeds=seeds, phrase_spans=counted
             )
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 

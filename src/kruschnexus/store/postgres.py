@@ -544,6 +544,36 @@ class PgStore:
                 conn.execute("SET LOCAL enable_indexscan = off")
             return _all(conn, LegRow, query, params)
 
+    @_read
+    def run_leg_and_cosines(
+        self,
+        query: Any,
+        params: Mapping[str, Any],
+        ef_search: int,
+        planned_for_values: bool,
+        seeds: Sequence[tuple[str, int, int]],
+        dim: int,
+    ) -> tuple[list[LegRow], dict[tuple[str, int, int], float]]:
+        """:meth:`run_leg` (never exact), and in the same transaction the cosines to ``params["vector"]`` of the
+        ``seeds`` (span keys) that are not among its rows (:func:`~.queries.span_cosines`: spans of another
+        dimension have none)."""
+        with self._leg_scope(params, ef_search, planned_for_values) as conn:
+            rows = _all(conn, LegRow, query, params)
+            held = {r.key for r in rows}
+            others = [key for key in dict.fromkeys(seeds) if key not in held]
+            if not others:
+                return rows, {}
+            bound = {
+                "workspace": params["workspace"],
+                "vector": params["vector"],
+                "key_docs": [key[0] for key in others],
+                "key_pages": [key[1] for key in others],
+                "key_ordinals": [key[2] for key in others],
+            }
+            with conn.cursor(row_factory=tuple_row) as cur:
+                found = cur.execute(q.span_cosines(dim), bound).fetchall()
+        return rows, {(doc, page, ordinal): float(cosine) for doc, page, ordinal, cosine in found}
+
     def passing_estimate(
         self, query: Any, params: Mapping[str, Any], planned_for_values: bool = False
     ) -> tuple[float, float]:

@@ -677,24 +677,27 @@ def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     return query, params
 
 
-def keyed_leg(f: SpanFilter, dim: int | None = None) -> tuple[sql.Composed, dict[str, Any]]:
+def keyed_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     """The spans whose keys are given in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s`` (the lexical
-    index's ranking) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``. With ``dim``, each row's
-    ``cosine`` to ``%(vector)s`` too (spans of another dimension have none)."""
+    index's ranking) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``."""
     where, params = span_filter_sql(f)
-    cosine = (
-        sql.SQL(", CASE WHEN s.dim = {dim} THEN 1 - ({distance}) END AS cosine").format(
-            dim=sql.Literal(int(dim)), distance=_distance(dim)
-        )
-        if dim is not None
-        else sql.SQL("")
-    )
     query = sql.SQL(
-        "SELECT {cols}, {all_terms} AS fulltext_match{cosine} {from_}"
+        "SELECT {cols}, {all_terms} AS fulltext_match {from_}"
         " WHERE {where} AND (s.doc_id, s.page_number, s.ordinal) IN"
         " (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))"
-    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, cosine=cosine, from_=_FROM, where=where)
+    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, from_=_FROM, where=where)
     return query, params
+
+
+def span_cosines(dim: int) -> sql.Composed:
+    """The cosine to ``%(vector)s`` of each span of ``%(workspace)s`` whose key is given in ``%(key_docs)s``,
+    ``%(key_pages)s`` and ``%(key_ordinals)s`` and whose vector has ``dim`` dimensions (read by primary key): the
+    dense leg's check of the graph's walk against the lexical leg's spans."""
+    return sql.SQL(
+        "SELECT s.doc_id, s.page_number, s.ordinal, 1 - ({distance}) AS cosine FROM spans s"
+        " WHERE s.workspace = %(workspace)s AND s.dim = {dim} AND (s.doc_id, s.page_number, s.ordinal) IN"
+        " (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))"
+    ).format(distance=_distance(dim), dim=sql.Literal(int(dim)))
 
 
 INSERT_TOKEN = insert_statement("tokens", TokenRecord)

@@ -1,0 +1,1 @@
+SELECT s.doc_id, s.page_number, s.ordinal, 1 - (s.embedding::vector(384) <=> %(vector)s::vector(384)) AS cosine FROM spans s WHERE s.workspace = %(workspace)s AND s.dim = 384 AND (s.doc_id, s.page_number, s.ordinal) IN (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))
