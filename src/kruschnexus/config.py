@@ -174,12 +174,6 @@ class Settings:
             not to find ``dense_depth`` that do, and the two meet near that square root (measured at 10^6 spans:
             about 13,000 spans passing, 1.8 times it), which the planner's estimate of a section overstates two to
             three times. Env ``NEXUS_DENSE_EXACT``.
-        dense_exact_phrase: ``dense_exact`` for a quoted phrase that fewer than ``dense_depth`` of the
-            ``dense_scan`` spans nearest the question hold: when the lexical index finds it in at most this many
-            times sqrt(``dense_depth`` x spans stored) spans, every span holding it is ranked by its exact distance,
-            else the HNSW graph ranks them. A phrase's spans are found through the text's trigram index and each is
-            tested against its pattern: at 10^6 spans about 33 us a span, where the graph's walk took 6 to 67 ms.
-            Env ``NEXUS_DENSE_EXACT_PHRASE``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -242,7 +236,6 @@ class Settings:
     hnsw_ef_construction: int = HNSW_EF_CONSTRUCTION
     dense_scan: int = 400
     dense_exact: float = 4.0
-    dense_exact_phrase: float = 0.5
     local_idf_min_weight: float = 0.01
     local_idf_max_documents: int = 3
     twin_same_passage: float = 0.8

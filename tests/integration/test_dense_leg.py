@@ -137,14 +137,14 @@ def test_a_phrase_few_of_the_nearest_hold_is_ranked_exactly(binders: Corpus) -> 
     raw = '"financially sound carriers" rent payable monthly in advance'
     passing = len(_exact(binders, raw, 10_000))
     assert 0 < passing < 30, passing
-    rows, statement = _served(binders, raw, depth=30, scan=30, dense_exact_phrase=100.0)
+    rows, statement = _served(binders, raw, depth=30, scan=30, dense_exact=100.0)
     assert "WITH passing" in statement
     assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
     assert rows[0].passing == passing
     parsed = parse_query(raw)
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
-    tiny = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact_phrase=1e-9)
+    tiny = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact=1e-9)
     rows, (capped, _) = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, tiny)
     assert "WITH passing" not in capped.as_string(None)
     assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)]
@@ -369,9 +369,9 @@ def test_a_search_gives_the_dense_leg_the_lexical_spans(binders: Corpus, monkeyp
 def test_a_phrase_the_lexical_index_finds_in_many_spans_is_ranked_by_the_graph(
     binders: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When few of the nearest spans hold a quoted phrase, the lexical index counts the spans that do: more than
-    ``dense_exact_phrase`` x sqrt(depth x stored), and the graph ranks them with the widest beam, reading none of
-    them exactly first; at most that, and they are ranked exactly. The count the leg asks for is the index's."""
+    """When few of the nearest spans hold a quoted phrase, the lexical index counts the spans that do: more than the
+    exact ranking reads (twice ``dense_exact`` x sqrt(depth x stored)), and the graph ranks them with the widest
+    beam, reading none of them exactly first; at most that, and they are ranked exactly."""
     raw = '"financially sound carriers" rent payable monthly in advance'
     parsed = parse_query(raw)
     vector = binders.embedder.embed([parsed.search_text])[0]
@@ -387,7 +387,7 @@ def test_a_phrase_the_lexical_index_finds_in_many_spans_is_ranked_by_the_graph(
         return index.phrase_spans(parsed.phrases, beyond)
 
     for share, graph in ((1e-9, True), (100.0, False)):
-        fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact_phrase=share)
+        fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact=share)
         asked.clear()
         walks.clear()
         dim = binders.embedder.dim
