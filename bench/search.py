@@ -177,7 +177,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         ranked = index.search(lexical, fusion.sparse_depth)
         return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
 
-    seeds = [r.key for r in sparse()]  # what the lexical leg gives the dense one, as in the search
+    seeds = sparse()  # what the lexical leg gives the dense one, as in the search
     counted = functools.partial(index.phrase_spans, parsed.phrases) if parsed.phrases else None
 
     def dense(seeded: bool = True) -> tuple[list[Any], tuple[Any, dict[str, Any]]]:

@@ -286,8 +286,8 @@ def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
     binders: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A span of the lexical leg nearer the question than the graph's tenth row, and not among its rows, proves the
-    walk missed part of the graph: it is walked again with the widest beam. Seeds no nearer, or among the rows,
-    cost nothing; their cosines are read for those not among the rows only."""
+    walk missed part of the graph: it is walked again with the widest beam, and joins the rows at its rank. Seeds
+    no nearer than the farthest row, or among the rows, change nothing; their cosines are the exact ranking's."""
     parsed = parse_query("insurance with financially sound carriers")
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
@@ -297,24 +297,30 @@ def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
     assert served and outside and all(r.key not in {s.key for s in served} for r in outside)
     walks = _Walks(binders, monkeypatch)
 
-    def walk(seeds: list[LegRow]) -> list[int]:
+    def walk(seeds: list[LegRow]) -> tuple[list[int], list[LegRow]]:
         walks.clear()
-        keys = [r.key for r in seeds]
-        rows, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion, keys)
-        assert [r.key for r in rows] == [r.key for r in served]
-        return list(walks.beams)
+        lexical = [dataclasses.replace(r, cosine=None) for r in seeds]  # as the lexical leg reads them
+        rows, _ = dense_leg_rows(binders.store, f, binders.embedder.dim, parsed.search_text, vector, fusion, lexical)
+        return list(walks.beams), rows
 
-    assert walk(outside) == [40], "the spans outside are no nearer than the tenth row"
+    beams, rows = walk(outside)
+    assert beams == [40] and rows == served, "the spans outside are no nearer than the farthest row"
     assert walks.read[0] == pytest.approx({r.key: r.cosine for r in outside}, abs=1e-6), "read as ranked exactly"
-    assert walk(served) == [40], "spans among the rows prove nothing"
-    assert walks.read == [{}], "and their cosines are not read"
+    beams, rows = walk(served)
+    assert beams == [40] and rows == served, "spans among the rows prove nothing"
     tenth = served[9].cosine
     assert tenth is not None
     walks.fake = {outside[0].key: tenth + 0.01}  # as if the walk had missed it
-    assert walk([outside[0]]) == [40, MAX_EF_SEARCH]
-    # The rows' order is not trusted (relaxed iterative scans): the tenth nearest is found by sorting.
+    beams, rows = walk([outside[0]])
+    assert beams == [40, MAX_EF_SEARCH]
+    assert [r.key for r in rows] == [r.key for r in served[:9]] + [outside[0].key] + [r.key for r in served[9:19]]
+    assert rows[9].cosine == pytest.approx(tenth + 0.01) and len(rows) == fusion.dense_depth
+    # The rows' order is not trusted (relaxed iterative scans): the tenth nearest is found by sorting. A seed below
+    # it walks nothing again, but still joins the rows at its rank.
     walks.fake = {outside[0].key: tenth - 1e-4}
-    assert walk([outside[0]]) == [40]
+    beams, rows = walk([outside[0]])
+    assert beams == [40]
+    assert [r.key for r in rows] == [r.key for r in served[:10]] + [outside[0].key] + [r.key for r in served[10:19]]
 
 
 def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
@@ -330,27 +336,31 @@ def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
         f = span_filter(parsed, binders.workspace)
         dim = binders.embedder.dim
         rows, (statement, _) = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion)
-        far = next(r for r in _exact(binders, "liens", 10_000) if r.key not in {x.key for x in rows})
+        # A passing span the rows lack (a section passing few has none: then any span, which an exact ranking never
+        # consults).
+        spans = [*_exact(binders, raw, 10_000), *_exact(binders, "liens", 10_000)]
+        far = next(r for r in spans if r.key not in {x.key for x in rows})
         walks.fake = {far.key: 1.0}
         walks.clear()
-        again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [far.key])
+        again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [far])
         if "WITH passing" in statement.as_string(None):
             assert walks.beams == first, raw  # ranked exactly: nothing to walk again
+            assert [r.key for r in again] == [r.key for r in rows], raw
         else:
             assert walks.beams == [*first, MAX_EF_SEARCH], raw
-        assert [r.key for r in again] == [r.key for r in rows], raw
+            assert [r.key for r in again] == [far.key, *(r.key for r in rows[:-1])], raw
 
 
 def test_a_search_gives_the_dense_leg_the_lexical_spans(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A search hands the keys of the lexical leg's spans to the dense leg's check; fusion knows the cosine of
-    dense-leg candidates only."""
+    """A search hands the lexical leg's spans to the dense leg's check; fusion knows the cosine of dense-leg
+    candidates only."""
     from kruschnexus.retrieve import search as search_module
 
     given: list[list[tuple[str, int, int]]] = []
     lexical: list[tuple[str, int, int]] = []
 
     def noting(*args: Any, **kwargs: Any) -> Any:
-        given.append(list(kwargs.get("seeds", ())))
+        given.append([r.key for r in kwargs.get("seeds", ())])
         return dense_leg_rows(*args, **kwargs)
 
     def reading(*args: Any, **kwargs: Any) -> Any:

@@ -405,12 +405,11 @@ class _Legs:
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
-            seeds = [r.key for r in sparse_rows]
             dim = self.embedder.dim
             phrases = query.phrases if not span_f.pinned else ()
             counted = functools.partial(self.index.phrase_spans, phrases) if phrases else None
             dense_rows, _ = dense_leg_rows(
-                self.store, span_f, dim, self.text, self.vector, s, seeds=seeds, phrase_spans=counted
+                self.store, span_f, dim, self.text, self.vector, s, seeds=sparse_rows, phrase_spans=counted
             )
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 

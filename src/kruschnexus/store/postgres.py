@@ -555,12 +555,10 @@ class PgStore:
         dim: int,
     ) -> tuple[list[LegRow], dict[tuple[str, int, int], float]]:
         """:meth:`run_leg` (never exact), and in the same transaction the cosines to ``params["vector"]`` of the
-        ``seeds`` (span keys) that are not among its rows (:func:`~.queries.span_cosines`: spans of another
-        dimension have none)."""
+        ``seeds`` (span keys; :func:`~.queries.span_cosines`: spans of another dimension have none)."""
         with self._leg_scope(params, ef_search, planned_for_values) as conn:
             rows = _all(conn, LegRow, query, params)
-            held = {r.key for r in rows}
-            others = [key for key in dict.fromkeys(seeds) if key not in held]
+            others = list(dict.fromkeys(seeds))
             if not others:
                 return rows, {}
             bound = {
