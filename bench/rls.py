@@ -39,8 +39,8 @@ Leg = tuple[Any, dict[str, Any], bool]
 def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     """The SQL legs of one query as ``run_search`` builds them: the dense leg, and the lexical leg's read-back
     (``keyed_rows``) of what the BM25 index ranks for it, when it ranks anything."""
+    from kruschnexus.retrieve.filters import lexical_query, search_filter
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import lexical_query, search_filter
     from kruschnexus.store import queries as q
 
     parsed = parse_query(raw)

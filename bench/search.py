@@ -158,9 +158,9 @@ class Prepared:
 
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
+    from kruschnexus.retrieve.filters import lexical_query, search_filter
     from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
     from kruschnexus.retrieve.query import parse_query
-    from kruschnexus.retrieve.search import lexical_query, search_filter
     from kruschnexus.store.queries import SpanFilter, dense_leg
 
     parsed = parse_query(raw)

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from kruschnexus import Corpus
 from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
+from kruschnexus.retrieve.filters import like_escape, phrase_pattern, span_filter
 from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import like_escape, phrase_pattern, span_filter
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
 from tests.binder import binder

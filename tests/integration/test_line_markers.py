@@ -14,9 +14,9 @@ from kruschnexus.config import Settings
 from kruschnexus.doctor import run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.lexical.analysis import line_markers
+from kruschnexus.retrieve.filters import span_filter
 from kruschnexus.retrieve.fusion import Candidate, in_named_section
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import span_filter
 from kruschnexus.store import queries as q
 from tests.binder import binder
 from tests.conftest import FIXTURES

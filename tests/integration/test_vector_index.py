@@ -19,8 +19,8 @@ from kruschnexus.config import IndexBuild, Settings
 from kruschnexus.doctor import run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import StoreError
+from kruschnexus.retrieve.filters import span_filter
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import span_filter
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import CATALOGUE, PgStore
 from tests.conftest import FIXTURES

@@ -14,9 +14,10 @@ from kruschnexus.corpus import Corpus
 from kruschnexus.lexical.index import DocEntry, DocHit, IndexState, LexicalQuery, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex
 from kruschnexus.retrieve.documents import choose
+from kruschnexus.retrieve.filters import lexical_query
 from kruschnexus.retrieve.fusion import Candidate, FusionSettings, NamedSections, score
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import lexical_query, named_document
+from kruschnexus.retrieve.search import named_document
 from kruschnexus.retrieve.twins import same_passage
 from kruschnexus.retrieve.vocabulary import absent_words, telling_absence, telling_document_absence
 
@@ -59,7 +60,7 @@ CHANGED = {
     "NEXUS_DENSE_SCAN": "800",
     "NEXUS_DENSE_EXACT": "2.5",
 }
-#: The lexical leg's knobs, set on each query by :func:`~kruschnexus.retrieve.search.lexical_query`.
+#: The lexical leg's knobs, set on each query by :func:`~kruschnexus.retrieve.filters.lexical_query`.
 LEXICAL = ("local_idf", "local_idf_min_weight", "local_idf_max_documents", "context_boost", "ids_boost")
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kruschnexus.retrieve.filters import glob_to_like, items_only, items_with_numbers, phrase_pattern, span_filter
 from kruschnexus.retrieve.query import parse_query
-from kruschnexus.retrieve.search import glob_to_like, items_only, items_with_numbers, phrase_pattern, span_filter
 from kruschnexus.store import queries as q
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
