@@ -157,7 +157,9 @@ class Settings:
         twin_stands_for: a paged twin stands in for a text copy's hit when it holds this share of that hit's
             distinct words (0-1). Env ``NEXUS_TWIN_STANDS_FOR``.
         ef_search: the HNSW beam of the dense leg (pgvector's ``hnsw.ef_search``, at most 1000): wider finds more
-            of the exact nearest spans, slower. Env ``NEXUS_EF_SEARCH``.
+            of the exact nearest spans, slower. A nearest-first read (``dense_scan``) has a beam as wide as itself,
+            and a walk after one that fell short, or one that the lexical leg's spans prove incomplete, has 1000.
+            Env ``NEXUS_EF_SEARCH``.
         hnsw_m / hnsw_ef_construction: the build parameters of the HNSW index (pgvector's ``m``, 2-100, and
             ``ef_construction``, 4-1000 and at least twice ``m``). A wider build beam than pgvector's 64 finds
             the nearest spans of clustered collections (many near-copies of one clause) at the same search cost,

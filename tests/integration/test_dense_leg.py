@@ -343,7 +343,9 @@ def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
         walks.fake = {far.key: 1.0}
         walks.clear()
         again, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, [far])
-        if "WITH passing" in statement.as_string(None):
+        exactly = "WITH passing" in statement.as_string(None)
+        assert exactly == raw.startswith("Section"), raw
+        if exactly:
             assert walks.beams == first, raw  # ranked exactly: nothing to walk again
             assert [r.key for r in again] == [r.key for r in rows], raw
         else:
@@ -388,11 +390,11 @@ def test_a_phrase_the_lexical_index_finds_in_many_spans_is_ranked_by_the_graph(
     f = span_filter(parsed, binders.workspace)
     index = binders.lexicon.index(binders.workspace)
     held = index.phrase_spans(parsed.phrases, 0)
-    assert 0 < held < 30, held
+    assert held is not None and 0 < held < 30, held
     walks = _Walks(binders, monkeypatch)
     asked: list[int] = []
 
-    def counting(beyond: int) -> int:
+    def counting(beyond: int) -> int | None:
         asked.append(beyond)
         return index.phrase_spans(parsed.phrases, beyond)
 
@@ -409,3 +411,60 @@ def test_a_phrase_the_lexical_index_finds_in_many_spans_is_ranked_by_the_graph(
         first = max(fusion.ef_search, 30)  # the nearest-first read's
         assert walks.beams == [first, MAX_EF_SEARCH if graph else fusion.ef_search], share
         assert [r.key for r in rows] == [r.key for r in _exact(binders, raw, 30)], share
+    # Another restriction may pass few of the phrase's spans, which the graph would not reach: no count, and the
+    # exact ranking reads what passes.
+    narrowed = span_filter(parse_query(raw + " doc:*binder*"), binders.workspace)
+    asked.clear()
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=30, dense_scan=30, dense_exact=100.0)
+    rows, (statement, _) = dense_leg_rows(
+        binders.store, narrowed, binders.embedder.dim, parsed.search_text, vector, fusion, phrase_spans=counting
+    )
+    assert asked == [] and "WITH passing" in statement.as_string(None)
+
+
+def test_a_walk_short_of_an_answer_is_never_made_one_by_the_seeds(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nearest-first read walked again (a seed proved the first walk incomplete) that then passes fewer spans than
+    an answer needs gives way to another ranking: the lexical leg's spans do not fill it up."""
+    from kruschnexus.retrieve.legs import _walked
+
+    parsed = parse_query("insurance doc_type:agreement")
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    statement, params = q.nearest_first_leg(f, binders.embedder.dim)
+    bound = {**params, "text": parsed.search_text, "limit": 10, "vector": vector, "scan": 60}
+    passing = _exact(binders, raw := "insurance doc_type:agreement", 40)
+    assert len(passing) == 40, raw
+    walks = _Walks(binders, monkeypatch)
+    walks.fake = {passing[30].key: 1.0}  # as if the first walk had missed it: walked again
+    run_leg = binders.store.run_leg
+    monkeypatch.setattr(
+        binders.store, "run_leg", lambda *args, **kwargs: run_leg(*args, **kwargs)[-3:]
+    )  # the second walk passes 3, the farthest of its ten: seeds nearer than they are would join an answer
+    rows = _walked(binders.store, statement, bound, 60, True, passing[5:], binders.embedder.dim, enough=10)
+    assert walks.beams == [60, MAX_EF_SEARCH] and len(rows) == 3, "walked again, and short: no seed joins"
+    monkeypatch.setattr(binders.store, "run_leg", run_leg)
+    walks.clear()
+    rows = _walked(binders.store, statement, bound, 60, True, passing[5:], binders.embedder.dim, enough=10)
+    assert walks.beams == [60, MAX_EF_SEARCH] and len(rows) == 10, "walked again, an answer"
+
+
+def test_only_seeds_nearer_than_the_farthest_row_join(binders: Corpus) -> None:
+    """The lexical leg's spans join the dense rows where they are nearer than the farthest of them, at their ranks,
+    once each; a walk that returned fewer rows than its depth is not filled up with farther spans."""
+    from kruschnexus.retrieve.legs import _joined
+
+    ranked = _exact(binders, "insurance with financially sound carriers", 20)
+    cosines = {r.key: float(r.cosine or 0.0) for r in ranked}
+    rows, farther = ranked[:5], ranked[5:]
+    lexical = [dataclasses.replace(r, cosine=None) for r in farther]
+    assert _joined(rows, lexical, cosines, 20) == rows, "every seed is farther than the farthest row"
+    assert _joined([], lexical, cosines, 20) == []
+    missed = [dataclasses.replace(r, cosine=None) for r in (ranked[2], ranked[2], *farther)]
+    joined = _joined([ranked[0], ranked[1], ranked[3], ranked[4]], missed, cosines, 20)
+    assert [r.key for r in joined] == [r.key for r in ranked[:5]], "a missed span joins once, at its rank"
+    assert joined[2].cosine == pytest.approx(ranked[2].cosine)
+    assert [r.key for r in _joined([ranked[0], ranked[1], ranked[3], ranked[4]], missed, cosines, 3)] == [
+        r.key for r in ranked[:3]
+    ]

@@ -44,3 +44,14 @@ def test_the_count_is_the_spans_holding_every_phrase(texts: list[str], quoted: l
             assert index.phrase_spans(quoted, rarest) == rarest >= holding
         finally:
             index.close()
+
+
+def test_a_phrase_without_a_word_the_index_reads_is_not_counted(tmp_path: Path) -> None:
+    index = TantivyIndex(tmp_path / "index")
+    try:
+        index.replace([], [SpanEntry("a" * 64, 1, 0, "Section § 4", "", (), (), "lease", True)], [])
+        index.commit(IndexState("test", 1))
+        assert index.phrase_spans(["§"], 0) is None
+        assert index.phrase_spans(["§", "section"], 0) == 1
+    finally:
+        index.close()

@@ -157,10 +157,10 @@ class LexicalIndex(Protocol):
     def knows(self, term: str, doc_ids: Sequence[str] | None = None) -> bool:
         """Whether anything indexed holds the analysed ``term``: in the spans of ``doc_ids`` when given."""
 
-    def phrase_spans(self, phrases: Sequence[str], beyond: int) -> int:
+    def phrase_spans(self, phrases: Sequence[str], beyond: int) -> int | None:
         """How many spans hold every one of ``phrases`` as the index matches a phrase (its words' stems in order),
         read from the words' document frequencies alone when one of them is held by at most ``beyond`` spans (then
-        that frequency: a bound)."""
+        that frequency: a bound); ``None`` when the phrases have no word the index analyses (``"§"``)."""
 
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
         """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""

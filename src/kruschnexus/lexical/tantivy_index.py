@@ -283,15 +283,16 @@ class TantivyIndex:
             return 0
         return _count(searcher, tantivy.Query.term_set_query(self._spans.schema, "doc_id", list(doc_ids)))
 
-    def phrase_spans(self, phrases: Sequence[str], beyond: int) -> int:
+    def phrase_spans(self, phrases: Sequence[str], beyond: int) -> int | None:
         """How many spans hold every one of ``phrases`` as :meth:`search` matches a phrase, or the document frequency
         of their rarest word when it is at most ``beyond`` (a bound read without matching: counting a phrase of
-        common words reads their postings, tens of milliseconds at 10^6 spans)."""
+        common words reads their postings, tens of milliseconds at 10^6 spans); ``None`` when no phrase has a word
+        the index analyses."""
         self._spans.reload()
         searcher = self._spans.searcher()
         words = {w for phrase in phrases for w in self.analyze(phrase)}
         if not words:
-            return int(searcher.num_docs)
+            return None
         rarest = min(searcher.doc_freq("text", w) for w in words)
         if rarest <= beyond:
             return int(rarest)

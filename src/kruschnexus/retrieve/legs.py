@@ -35,7 +35,7 @@ def dense_leg_rows(
     vector: Vectors,
     settings: FusionSettings,
     seeds: Sequence[LegRow] = (),
-    phrase_spans: Callable[[int], int] | None = None,
+    phrase_spans: Callable[[int], int | None] | None = None,
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
     """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
     may pass many spans or quotes a phrase, and enough of the nearest pass (see
@@ -77,10 +77,14 @@ def dense_leg_rows(
             # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram
             # estimate is a constant), so the cap guards against a phrase held by many. Past it, reading the spans
             # that hold the phrase only finds that out (at 10^6 spans, 0.7 s for "the borrower", held by 57,700
-            # spans but by none of a lease question's 400 nearest): the lexical index counts them first. Its count
-            # may fall short of what the text's pattern matches (inside longer words too): the cap still guards.
+            # spans but by none of a lease question's 400 nearest): the lexical index counts them first, when the
+            # phrases are all the filter asks for (another restriction may pass few of them, which the graph's walk
+            # would not reach). Its count may fall short of what the text's pattern matches (inside longer words
+            # too): the cap still guards. It may also exceed it (it matches stems: "the borrower" counts "the
+            # borrowing"), sending to the graph a phrase that up to a cap's worth of spans hold.
             few = _few(s, store.spans_stored(span_f.workspace))
-            if phrase_spans is None or phrase_spans(_cap(few)) <= _cap(few):
+            held = phrase_spans(_cap(few)) if phrase_spans is not None and _phrases_only(span_f) else None
+            if held is None or held <= _cap(few):
                 exact = _capped_exact(store, span_f, dim, common, few, s)
                 if exact is not None:
                     return exact
@@ -93,6 +97,11 @@ def dense_leg_rows(
     statement, params = q.dense_leg(span_f, dim)
     bound = {**params, **common}
     return _walked(store, statement, bound, walk_beam, span_f.planned_for_values, seeds, dim), (statement, bound)
+
+
+def _phrases_only(span_f: q.SpanFilter) -> bool:
+    """``span_f`` restricts its workspace's latest spans by quoted phrases and nothing else."""
+    return dataclasses.replace(span_f, phrase_patterns=()) == q.SpanFilter(workspace=span_f.workspace)
 
 
 def _few(s: FusionSettings, stored: float) -> float:
@@ -142,20 +151,29 @@ def _walked(
         return rows
     if beam < MAX_EF_SEARCH and _missed(rows, cosines):
         rows = store.run_leg(statement, bound, MAX_EF_SEARCH, planned_for_values)
+        if len(rows) < enough:  # no answer either: never made one by the seeds
+            return rows
     return _joined(rows, seeds, cosines, int(bound["limit"]))
 
 
 def _joined(
     rows: Sequence[LegRow], seeds: Sequence[LegRow], cosines: Mapping[SpanKey, float], limit: int
 ) -> list[LegRow]:
-    """``rows`` and the ``seeds`` not among them (with their ``cosines``), nearest first, at most ``limit``: a seed
-    passes the filter and its cosine is exact, so where it is nearer than a row the graph's walk missed it. The rows
-    alone, as they came, when no seed has a cosine or every one is among them."""
+    """``rows`` and the ``seeds`` nearer the question than the farthest row and not among them (with their
+    ``cosines``), nearest first, at most ``limit``: a seed passes the filter and its cosine is exact, so where it is
+    nearer than a row the graph's walk missed it. The rows alone, as they came, when no seed is."""
+    if not rows:
+        return []
+    farthest = min(row_cosine(r) for r in rows)
     held = {r.key for r in rows}
-    extra = [dataclasses.replace(s, cosine=cosines[s.key]) for s in seeds if s.key in cosines and s.key not in held]
+    extra: dict[SpanKey, LegRow] = {}
+    for seed in seeds:
+        cosine = cosines.get(seed.key)
+        if cosine is not None and cosine > farthest and seed.key not in held:
+            extra.setdefault(seed.key, dataclasses.replace(seed, cosine=cosine))
     if not extra:
         return list(rows)
-    return sorted([*rows, *extra], key=lambda r: -row_cosine(r))[:limit]
+    return sorted([*rows, *extra.values()], key=lambda r: -row_cosine(r))[:limit]
 
 
 def _missed(rows: Sequence[LegRow], cosines: Mapping[SpanKey, float]) -> bool:

@@ -269,8 +269,7 @@ class _Legs:
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
             dim = self.embedder.dim
-            phrases = query.phrases if not span_f.pinned else ()
-            counted = functools.partial(self.index.phrase_spans, phrases) if phrases else None
+            counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
             dense_rows, _ = dense_leg_rows(
                 self.store, span_f, dim, self.text, self.vector, s, seeds=sparse_rows, phrase_spans=counted
             )

@@ -266,8 +266,7 @@ class HitRow:
 @dataclass(frozen=True, slots=True)
 class LegRow(HitRow):
     """A span a retrieval leg found: whether it holds every word of the question (PostgreSQL full text), and its
-    cosine to the question (the dense leg's rows; the lexical leg's when read for the dense leg's check, which fusion
-    does not use)."""
+    cosine to the question (the dense leg's rows only, those of the lexical leg's spans that join them included)."""
 
     fulltext_match: bool
     cosine: float | None = None
