@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -80,6 +81,11 @@ class Settings:
             under ``home``. Env ``NEXUS_DATABASE_URL``.
         read_database_url: a streaming replica of that server: searches and page reads go there, writes to the
             primary. Env ``NEXUS_READ_DATABASE_URL``.
+        pg_shared_buffers: the embedded server's buffer cache (PostgreSQL's ``shared_buffers``): ``auto`` (a
+            quarter of the machine's memory, from 128MB to 8GB) or a size such as ``512MB`` or ``2GB``. Applied
+            when the embedded server starts; an external server's is its DBA's. At 10^6 spans PostgreSQL's
+            128MB default keeps little of the HNSW index (about 2 KB a span) in the cache. Env
+            ``NEXUS_PG_SHARED_BUFFERS``.
         replica_wait: seconds a read waits for the replica to replay this process's last write before it reads the
             primary instead. Env ``NEXUS_REPLICA_WAIT``.
         embedder: ``local`` (bundled all-MiniLM-L6-v2 int8 ONNX) or ``ollama:<model>``. Env ``NEXUS_EMBEDDER``.
@@ -192,6 +198,7 @@ class Settings:
     home: Path = field(default_factory=_default_home)
     database_url: str | None = None
     read_database_url: str | None = None
+    pg_shared_buffers: str = "auto"
     replica_wait: float = 2.0
     embedder: str = "local"
     ollama_url: str = "http://127.0.0.1:11434"
@@ -317,6 +324,10 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
         if name == "ocr":
             if str(raw) not in OCR_MODES:
                 raise ValueError(f"choose one of {', '.join(OCR_MODES)}")
+            return str(raw)
+        if name == "pg_shared_buffers":
+            if str(raw) != "auto" and not re.fullmatch(r"[1-9][0-9]*(kB|MB|GB|TB)", str(raw)):
+                raise ValueError("use auto or a size in kB, MB, GB or TB, such as 512MB")
             return str(raw)
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")

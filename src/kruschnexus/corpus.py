@@ -119,7 +119,7 @@ class Corpus:
         """The database (the server, and its replica if one is set); nothing connects until :attr:`store`."""
         if self._database is None:
             s = self.settings
-            self._database = Database(s.database_url, s.pgdata, s.read_database_url)
+            self._database = Database(s.database_url, s.pgdata, s.read_database_url, s.pg_shared_buffers)
         return self._database
 
     @property

@@ -40,7 +40,9 @@ class Hub:
         self.settings = settings
         self._embedder = embedder
         self._lock = threading.Lock()
-        self.database = Database(settings.database_url, settings.pgdata, settings.read_database_url)
+        self.database = Database(
+            settings.database_url, settings.pgdata, settings.read_database_url, settings.pg_shared_buffers
+        )
         self._primary = _Pool(self.database.connect, max(1, connections), "database")
         self._replica = _Pool(self._connect_replica, max(1, connections), "replica")
         self.lexicon = Lexicon(settings.lexical_dir)

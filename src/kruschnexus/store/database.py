@@ -34,12 +34,15 @@ class Database:
         url: an external server's DSN; ``None`` for the embedded server in ``pgdata``.
         pgdata: the embedded server's data folder.
         read_url: a streaming replica of ``url`` for reads (``None``: reads go to ``url`` too).
+        shared_buffers: the embedded server's ``shared_buffers`` (``Settings.pg_shared_buffers``).
 
     Raises:
         ConfigError: a replica without an external primary.
     """
 
-    def __init__(self, url: str | None, pgdata: Path, read_url: str | None = None) -> None:
+    def __init__(
+        self, url: str | None, pgdata: Path, read_url: str | None = None, shared_buffers: str = "auto"
+    ) -> None:
         if read_url is not None and url is None:
             raise ConfigError(
                 "NEXUS_READ_DATABASE_URL needs NEXUS_DATABASE_URL: a replica streams from an external primary"
@@ -49,6 +52,7 @@ class Database:
         self._written = 0
         self._written_lock = threading.Lock()  # not the reconnect lock: a reconnect may take seconds
         self.pgdata = pgdata
+        self.shared_buffers = shared_buffers
         self._server: EmbeddedServer | None = None
         self._dsn: str | None = url
         self._lock = threading.Lock()
@@ -125,7 +129,7 @@ class Database:
 
     def _current_dsn(self) -> str:
         if self._dsn is None:
-            self._server = EmbeddedServer(self.pgdata)
+            self._server = EmbeddedServer(self.pgdata, self.shared_buffers)
             self._dsn = self._server.start()
         return self._dsn
 
