@@ -89,8 +89,8 @@ class EmbeddedServer:
         try:
             if not (self.pgdata / "PG_VERSION").exists():
                 self._initialise(postgres_server)
-            configure(self.pgdata, self.buffers)  # a server already running keeps its own until it restarts
             with postgres_server.PostgresServer._lock:
+                configure(self.pgdata, self.buffers)  # a server already running keeps its own until it restarts
                 forget_dead_holders(self.pgdata)
             self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
