@@ -82,10 +82,11 @@ class Settings:
         read_database_url: a streaming replica of that server: searches and page reads go there, writes to the
             primary. Env ``NEXUS_READ_DATABASE_URL``.
         pg_shared_buffers: the embedded server's buffer cache (PostgreSQL's ``shared_buffers``): ``auto`` (a
-            quarter of the machine's memory, from 128MB to 8GB) or a size such as ``512MB`` or ``2GB``. Applied
-            when the embedded server starts; an external server's is its DBA's. At 10^6 spans PostgreSQL's
-            128MB default keeps little of the HNSW index (about 2 KB a span) in the cache. Env
-            ``NEXUS_PG_SHARED_BUFFERS``.
+            quarter of the memory this process may use, a container's limit and strict overcommit counted, from
+            128MB to 8GB) or a size as PostgreSQL writes it (``512MB``, ``1.5GB``). Written for the server's next
+            start (a process that joins a running server changes nothing until it restarts); an external server's is
+            its DBA's. At 10^6 spans PostgreSQL's 128MB default keeps little of the HNSW index (about 2 KB a span)
+            in the cache. Env ``NEXUS_PG_SHARED_BUFFERS``.
         replica_wait: seconds a read waits for the replica to replay this process's last write before it reads the
             primary instead. Env ``NEXUS_REPLICA_WAIT``.
         embedder: ``local`` (bundled all-MiniLM-L6-v2 int8 ONNX) or ``ollama:<model>``. Env ``NEXUS_EMBEDDER``.
@@ -313,6 +314,30 @@ class Settings:
         return IndexBuild(self.hnsw_m, self.hnsw_ef_construction)
 
 
+#: PostgreSQL's units of memory, as it writes them (a bare number of ``shared_buffers`` is of 8 kB pages).
+_MEMORY_UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+_PAGE = 8192
+#: The ``shared_buffers`` PostgreSQL accepts, in pages of 8 kB.
+SHARED_BUFFERS_PAGES = (16, (1 << 30) - 1)
+
+
+def buffer_bytes(text: str) -> int:
+    """Bytes of a ``shared_buffers`` size as PostgreSQL reads it: a number (a fraction too) with ``B``, ``kB``,
+    ``MB``, ``GB`` or ``TB``, or a bare number of 8 kB pages.
+
+    Raises:
+        ValueError: not such a size, or outside what PostgreSQL accepts (128kB to just under 8TB).
+    """
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|kB|MB|GB|TB)?\s*", text)
+    if found is None:
+        raise ValueError("use auto or a size such as 512MB or 1.5GB")
+    size = int(float(found[1]) * (_MEMORY_UNITS[found[2]] if found[2] else _PAGE))
+    low, high = SHARED_BUFFERS_PAGES
+    if not low * _PAGE <= size <= high * _PAGE:
+        raise ValueError("PostgreSQL accepts 128kB to just under 8TB")
+    return size
+
+
 def _convert(name: str, raw: Any, default: Any) -> Any:
     try:
         if name == "ingest_roots":
@@ -326,9 +351,10 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
                 raise ValueError(f"choose one of {', '.join(OCR_MODES)}")
             return str(raw)
         if name == "pg_shared_buffers":
-            if str(raw) != "auto" and not re.fullmatch(r"[1-9][0-9]*(kB|MB|GB|TB)", str(raw)):
-                raise ValueError("use auto or a size in kB, MB, GB or TB, such as 512MB")
-            return str(raw)
+            if str(raw).strip().lower() == "auto":
+                return "auto"
+            buffer_bytes(str(raw))
+            return str(raw).strip()
         if isinstance(default, bool):
             return str(raw).lower() in ("1", "true", "yes", "on")
         if name in ("section_boost", "floor") or isinstance(default, float):

@@ -1,4 +1,5 @@
-"""``NEXUS_PG_SHARED_BUFFERS``: ``auto`` is a quarter of the machine's memory within bounds; a size is checked."""
+"""``NEXUS_PG_SHARED_BUFFERS``: ``auto`` is a quarter of the memory the process may use, within bounds; a size is
+read as PostgreSQL reads it, and one PostgreSQL would refuse is refused here, by name."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kruschnexus.config import Settings
+from kruschnexus.config import Settings, buffer_bytes
 from kruschnexus.errors import ConfigError
-from kruschnexus.store.embedded import SHARED_BUFFERS_MB, shared_buffers
+from kruschnexus.store.buffers import SHARED_BUFFERS_MB, shared_buffers, usable_memory
 
 
 @given(st.integers(min_value=1 << 20, max_value=1 << 42))
@@ -23,12 +24,33 @@ def test_auto_is_a_quarter_of_the_memory_within_bounds(memory: int) -> None:
     assert mb == min(max(memory // 4 // (1 << 20), low), high)
 
 
-def test_a_size_is_used_as_given_and_nonsense_is_refused(tmp_path: Path) -> None:
-    assert shared_buffers("2GB", 1 << 30) == "2GB"
+def test_the_usable_memory_is_at_most_the_machines() -> None:
+    import psutil
+
+    assert 0 < usable_memory() <= psutil.virtual_memory().total
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("512MB", 512 << 20),
+        ("1.5GB", 3 << 29),
+        ("512 MB", 512 << 20),
+        ("1000000B", 1000000),
+        ("65536", 65536 * 8192),
+        ("128kB", 128 << 10),
+    ],
+)
+def test_sizes_are_read_as_postgresql_reads_them(text: str, size: int) -> None:
+    assert buffer_bytes(text) == size
+    assert shared_buffers(text) == f"{size // 1024}kB"  # whole kB, as the server is given it
+
+
+def test_a_size_is_used_and_nonsense_or_out_of_range_is_refused(tmp_path: Path) -> None:
     home = {"home": tmp_path}
     assert Settings.load(overrides={**home, "pg_shared_buffers": "512MB"}, env={}).pg_shared_buffers == "512MB"
-    assert Settings.load(overrides=home, env={"NEXUS_PG_SHARED_BUFFERS": "1GB"}).pg_shared_buffers == "1GB"
+    assert Settings.load(overrides=home, env={"NEXUS_PG_SHARED_BUFFERS": "AUTO"}).pg_shared_buffers == "auto"
     assert Settings.load(overrides=home, env={}).pg_shared_buffers == "auto"
-    for bad in ("lots", "512", "512mb", "0MB", "-1GB", "1.5GB"):
+    for bad in ("lots", "512mb", "-1GB", "1kB", "127kB", "8TB", "1024TB", "0"):
         with pytest.raises(ConfigError, match="pg_shared_buffers"):
             Settings.load(overrides={**home, "pg_shared_buffers": bad}, env={})

@@ -21,6 +21,7 @@ from typing import Any
 import psutil
 
 from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
+from kruschnexus.store.buffers import configure, shared_buffers
 
 _log = logging.getLogger(__name__)
 
@@ -28,45 +29,9 @@ _log = logging.getLogger(__name__)
 BACKENDS_EXIT_SECONDS = 10.0
 
 
-#: The embedded server's own settings, written before each start into this file of its data folder, which its
-#: ``postgresql.conf`` includes (a setting made with ``ALTER SYSTEM`` still wins).
-SETTINGS_FILE = "nexus.conf"
-_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
-#: ``auto`` shared buffers: a quarter of the machine's memory, within these bounds (MB). PostgreSQL touches its
-#: buffers as it fills them, so a small workspace never uses what it is given.
-SHARED_BUFFERS_MB = (128, 8192)
-
-
-def shared_buffers(setting: str, memory: int | None = None) -> str:
-    """PostgreSQL's ``shared_buffers`` for ``setting`` (``Settings.pg_shared_buffers``): the setting itself, or for
-    ``auto`` a quarter of ``memory`` bytes (by default the machine's), from 128MB to 8GB."""
-    if setting != "auto":
-        return setting
-    total = psutil.virtual_memory().total if memory is None else memory
-    low, high = SHARED_BUFFERS_MB
-    return f"{min(max(total // 4 // (1 << 20), low), high)}MB"
-
-
-def configure(pgdata: Path, buffers: str) -> None:
-    """Write the embedded server's own settings (``shared_buffers``) into its data folder for its next start, and
-    have its ``postgresql.conf`` include them (once).
-
-    Raises:
-        OSError: the data folder cannot be written.
-    """
-    conf = pgdata / "postgresql.conf"
-    text = conf.read_text(encoding="utf-8")
-    if _INCLUDE not in text.splitlines():
-        ending = "" if text.endswith("\n") else "\n"
-        conf.write_text(f"{text}{ending}# KruschNexus: the embedded server's own settings\n{_INCLUDE}\n", "utf-8")
-    staged = pgdata / f"{SETTINGS_FILE}.{os.getpid()}"
-    staged.write_text(f"shared_buffers = '{buffers}'\n", encoding="utf-8")
-    os.replace(staged, pgdata / SETTINGS_FILE)
-
-
 class EmbeddedServer:
-    """A handle on the embedded server for one data folder, started with ``shared_buffers`` (see
-    :func:`shared_buffers`)."""
+    """A handle on the embedded server for one data folder, started with ``buffers`` as its ``shared_buffers`` (see
+    :mod:`~kruschnexus.store.buffers`)."""
 
     def __init__(self, pgdata: Path, buffers: str = "auto") -> None:
         self.pgdata = pgdata
@@ -96,7 +61,10 @@ class EmbeddedServer:
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             log = self.pgdata / "log"
             tail = log.read_text(errors="replace")[-800:] if log.is_file() else ""
-            raise StoreError(f"the embedded PostgreSQL in {self.pgdata} did not start ({exc}). {tail}") from exc
+            raise StoreError(
+                f"the embedded PostgreSQL in {self.pgdata} did not start ({exc}; its shared_buffers:"
+                f" {self.buffers}, NEXUS_PG_SHARED_BUFFERS). {tail}"
+            ) from exc
         return str(self._server.get_uri())
 
     def _initialise(self, postgres_server: Any) -> None:
