@@ -186,6 +186,14 @@ def test_doctor_says_how_the_index_was_built_and_how_to_rebuild_it(corpus: Corpu
     assert "nexus reindex -w WORKSPACE --vectors" in detail
 
 
+def test_doctor_weighs_the_vector_index_against_the_buffer_cache(corpus: Corpus) -> None:
+    report = run_checks(corpus.settings, lambda: corpus.store, lambda: corpus.embedder)
+    check = next(c for c in report.checks if c.name == "buffer cache")
+    buffers, index = corpus.store.buffer_cache(corpus.embedder.dim)
+    assert check.ok and index is not None and 0 < index <= buffers
+    assert check.detail.startswith("shared_buffers ") and check.detail.endswith(") fits"), check.detail
+
+
 def test_reindex_vectors_command(corpus: Corpus, cli_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEXUS_HNSW_M", "10")
     monkeypatch.setenv("NEXUS_HNSW_EF_CONSTRUCTION", "40")

@@ -54,3 +54,16 @@ def test_a_size_is_used_and_nonsense_or_out_of_range_is_refused(tmp_path: Path) 
     for bad in ("lots", "512mb", "-1GB", "1kB", "127kB", "8TB", "1024TB", "0"):
         with pytest.raises(ConfigError, match="pg_shared_buffers"):
             Settings.load(overrides={**home, "pg_shared_buffers": bad}, env={})
+
+
+def test_doctor_says_whether_the_vector_index_fits_and_what_raises_the_cache() -> None:
+    from kruschnexus.doctor import buffer_cache_detail
+
+    gb = 1 << 30
+    assert buffer_cache_detail(4 * gb, 2 * gb, 4 * gb) == "shared_buffers 4.0 GB, the vector index (2.0 GB) fits"
+    assert buffer_cache_detail(128 << 20, None, None) == "shared_buffers 128 MB; no vector index yet"
+    small = buffer_cache_detail(128 << 20, 2 * gb, 128 << 20)
+    assert "less than the vector index (2.0 GB)" in small and "NEXUS_PG_SHARED_BUFFERS" in small
+    assert "the server's DBA raises shared_buffers" in buffer_cache_detail(128 << 20, 2 * gb, None)
+    later = buffer_cache_detail(128 << 20, 2 * gb, 6 * gb)
+    assert later.endswith("; 6.0 GB when the embedded server next starts (it runs with what it started with)")

@@ -688,6 +688,14 @@ class PgStore:
             row = conn.execute(q.SELECT_INDEX_SIZE, {"name": q.hnsw_index_name(dim)}).fetchone()
         return None if row is None or row["size"] is None else str(row["size"])
 
+    def buffer_cache(self, dim: int) -> tuple[int, int | None]:
+        """The server's ``shared_buffers`` and the size on disk of the HNSW index of one dimension (``None`` when
+        there is none), in bytes."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_BUFFER_CACHE, {"name": q.hnsw_index_name(dim)}).fetchone()
+        assert row is not None
+        return int(row["buffers"]), None if row["index"] is None else int(row["index"])
+
     @_read
     def has_unmarked_spans(self, workspace: str) -> bool:
         """Whether some span of ``workspace`` was stored without its line markers (before migration 0010)."""

@@ -346,6 +346,11 @@ SELECT_INVALID_INDEXES = sql.SQL(
     " ORDER BY c.relname"
 )
 SELECT_INDEX_SIZE = sql.SQL("SELECT pg_size_pretty(pg_relation_size(to_regclass(%(name)s))) AS size")
+#: The server's buffer cache and the HNSW index's size on disk (null when there is none), in bytes.
+SELECT_BUFFER_CACHE = sql.SQL(
+    "SELECT pg_size_bytes(current_setting('shared_buffers')) AS buffers,"
+    " pg_relation_size(to_regclass(%(name)s)) AS index"
+)
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
 SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
 RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")
