@@ -3,6 +3,9 @@ including two documents stored under one file name (an edited file ingested twic
 
 from __future__ import annotations
 
+import contextlib
+import random
+import string
 import uuid
 from collections.abc import Iterator
 
@@ -12,13 +15,15 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
 from kruschnexus.store.migrate import available, migrate
+from kruschnexus.store.postgres import PgStore
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def old_database(database_url: str) -> Iterator[psycopg.Connection[dict[str, object]]]:
-    """A new database with the migrations before 0006 applied, as an earlier version left it."""
+@contextlib.contextmanager
+def _database_before(database_url: str, version: int) -> Iterator[tuple[str, psycopg.Connection[dict[str, object]]]]:
+    """A new database (its DSN and a connection) with the migrations before ``version`` applied, as an earlier
+    version of the package left it; dropped afterwards."""
     name = "mig_" + uuid.uuid4().hex[:10]
     with psycopg.connect(database_url, autocommit=True) as admin:
         admin.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
@@ -30,16 +35,23 @@ def old_database(database_url: str) -> Iterator[psycopg.Connection[dict[str, obj
                 " applied_at timestamptz NOT NULL DEFAULT now())"
             )
             for mig in available():
-                if mig.version < 6:
+                if mig.version < version:
                     conn.execute(mig.sql.encode())
                     conn.execute(
                         "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (mig.version, mig.name)
                     )
             conn.commit()
-            yield conn
+            yield dsn, conn
     finally:
         with psycopg.connect(database_url, autocommit=True) as admin:
             admin.execute(psycopg.sql.SQL("DROP DATABASE {} WITH (FORCE)").format(psycopg.sql.Identifier(name)))
+
+
+@pytest.fixture
+def old_database(database_url: str) -> Iterator[psycopg.Connection[dict[str, object]]]:
+    """A new database with the migrations before 0006 applied, as an earlier version left it."""
+    with _database_before(database_url, 6) as (_, conn):
+        yield conn
 
 
 def _document(conn: psycopg.Connection[dict[str, object]], doc_id: str, source: str, day: int) -> None:
@@ -74,3 +86,62 @@ def test_rows_of_an_earlier_version_become_version_1_and_none_stops_being_search
         conn.execute("UPDATE documents SET name = 'lease.pdf' WHERE doc_id = %s", ("b" * 64,))
     conn.rollback()
     assert migrate(conn) == [], "applied once"
+
+
+def _span(conn: psycopg.Connection[dict[str, object]], ordinal: int, rng: random.Random) -> None:
+    """A span whose row is past 2 kB however its text is compressed: 384 dimensions and 100 random words."""
+    text = " ".join("".join(rng.choices(string.ascii_lowercase, k=6)) for _ in range(100))
+    vector = [rng.uniform(-1, 1) for _ in range(384)]
+    conn.execute(
+        "INSERT INTO spans (workspace, doc_id, page_number, ordinal, char_start, char_end, text, heading_path, header,"
+        " dim, embedding, tsv, line_markers) VALUES ('w', %s, 1, %s, 0, %s, %s, '{}', '', %s, %s::vector,"
+        " to_tsvector('english', %s), '{}')",
+        ("a" * 64, ordinal, len(text), text, len(vector), str(vector), text),
+    )
+
+
+def _vectors(conn: psycopg.Connection[dict[str, object]]) -> list[tuple[object, object]]:
+    rows = conn.execute("SELECT ordinal, embedding::text AS v FROM spans ORDER BY ordinal").fetchall()
+    return [(r["ordinal"], r["v"]) for r in rows]
+
+
+def test_vectors_move_into_their_rows_and_doctor_counts_those_left_in_toast(database_url: str) -> None:
+    """Migration 0011 keeps new spans' vectors in their rows; spans written before it keep theirs in the TOAST table
+    (which the store counts for doctor) until ``VACUUM FULL spans`` rewrites them, values unchanged."""
+    rng = random.Random(11)
+    with _database_before(database_url, 11) as (dsn, conn):
+        conn.execute("SELECT set_config('nexus.workspace', '*', false)")
+        conn.execute("INSERT INTO workspaces (name, model_id, dim) VALUES ('w', 'm', 384)")
+        conn.execute(
+            "INSERT INTO documents (workspace, doc_id, source, name, version, kind, byte_size, page_count,"
+            " extractor_version, chunker_version, model_id) VALUES ('w', %s, 'lease.pdf', 'lease.pdf', 1, 'pdf', 10,"
+            " 1, 'x', 'y', 'm')",
+            ("a" * 64,),
+        )
+        conn.execute(
+            "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation)"
+            " VALUES ('w', %s, 1, 'x', 612, 792, 0)",
+            ("a" * 64,),
+        )
+        _span(conn, 1, rng)  # a row past 2 kB: the vector goes to TOAST
+        conn.commit()
+        store = PgStore(dsn)  # opening migrates
+        try:
+            storage = conn.execute(
+                "SELECT attstorage FROM pg_attribute WHERE attrelid = 'spans'::regclass AND attname = 'embedding'"
+            ).fetchone()
+            options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'spans'").fetchone()
+            assert storage is not None and storage["attstorage"] == "m"
+            assert options is not None and "toast_tuple_target=8160" in (options["reloptions"] or [])
+            assert store.vectors_out_of_line() == (1, 1)
+            _span(conn, 2, rng)
+            conn.commit()
+            assert store.vectors_out_of_line() == (2, 1), "a span written after the migration keeps its vector"
+            before = _vectors(conn)
+            conn.commit()
+            store.conn.execute("VACUUM FULL spans")
+            assert store.vectors_out_of_line() == (2, 0)
+            assert _vectors(conn) == before
+            assert store.vectors_out_of_line(sample=1) == (1, 0)
+        finally:
+            store.close()

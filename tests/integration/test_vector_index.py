@@ -194,6 +194,14 @@ def test_doctor_weighs_the_vector_index_against_the_buffer_cache(corpus: Corpus)
     assert check.detail.startswith("shared_buffers ") and check.detail.endswith(") fits"), check.detail
 
 
+def test_doctor_finds_every_vector_kept_in_its_span_s_row(corpus: Corpus) -> None:
+    report = run_checks(corpus.settings, lambda: corpus.store, lambda: corpus.embedder)
+    check = next(c for c in report.checks if c.name == "vector storage")
+    found = corpus.store.vectors_out_of_line()
+    assert found is not None and found[0] > 0 and found[1] == 0, found  # the session's server is PostgreSQL 18
+    assert check.ok and check.detail == f"vectors are kept in their spans' rows ({found[0]} spans read)"
+
+
 def test_reindex_vectors_command(corpus: Corpus, cli_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEXUS_HNSW_M", "10")
     monkeypatch.setenv("NEXUS_HNSW_EF_CONSTRUCTION", "40")

@@ -206,12 +206,13 @@ def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[Lex
     if not ranked:
         return []
     sql_text, params = q.keyed_leg(span_f)
+    keys = list(dict.fromkeys(h.key for h in ranked))  # each once: the keys lead a join
     params = {
         **params,
         "text": text,
-        "key_docs": [h.key[0] for h in ranked],
-        "key_pages": [h.key[1] for h in ranked],
-        "key_ordinals": [h.key[2] for h in ranked],
+        "key_docs": [key[0] for key in keys],
+        "key_pages": [key[1] for key in keys],
+        "key_ordinals": [key[2] for key in keys],
     }
     by_key = {r.key: r for r in store.run_leg(sql_text, params)}
     return [by_key[h.key] for h in ranked if h.key in by_key]

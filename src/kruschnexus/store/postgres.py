@@ -696,6 +696,18 @@ class PgStore:
         assert row is not None
         return int(row["buffers"]), None if row["index"] is None else int(row["index"])
 
+    def vectors_out_of_line(self, sample: int = 10_000) -> tuple[int, int] | None:
+        """``(spans read, spans among them holding their vector in the TOAST table)`` over the table's first
+        ``sample`` spans in storage order, every workspace's (rows written before migration 0011 come first);
+        ``None`` on a server older than PostgreSQL 17, which cannot tell."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_SERVER_VERSION_NUM).fetchone()
+            if row is None or int(row["version"]) < 170000:
+                return None
+            found = conn.execute(q.SELECT_VECTORS_OUT_OF_LINE, {"sample": sample}).fetchone()
+        assert found is not None
+        return int(found["sampled"]), int(found["outside"])
+
     @_read
     def has_unmarked_spans(self, workspace: str) -> bool:
         """Whether some span of ``workspace`` was stored without its line markers (before migration 0010)."""
