@@ -17,7 +17,7 @@ from kruschnexus import Corpus
 from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.retrieve.filters import like_escape, phrase_pattern, span_filter
-from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
+from kruschnexus.retrieve.legs import EXACT_WORK_MEM, dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
@@ -87,9 +87,11 @@ def test_the_nearest_first_read_has_a_beam_as_wide_as_itself(binders: Corpus, mo
     beams: list[int] = []
     run_leg = binders.store.run_leg
 
-    def noting(statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False) -> Any:
+    def noting(
+        statement: Any, params: Any, ef_search: int = 0, planned: bool = False, exact: bool = False, **more: Any
+    ) -> Any:
         beams.append(ef_search)
-        return run_leg(statement, params, ef_search, planned, exact)
+        return run_leg(statement, params, ef_search, planned, exact, **more)
 
     monkeypatch.setattr(binders.store, "run_leg", noting)
     parsed = parse_query("insurance doc_type:agreement")
@@ -254,6 +256,8 @@ class _Walks:
         self.beams: list[int] = []
         self.fake: dict[tuple[str, int, int], float] = {}
         self.read: list[dict[tuple[str, int, int], float]] = []
+        #: The ``work_mem`` each read of :meth:`PgStore.run_leg` asked for (``None``: the server's).
+        self.memory: list[str | None] = []
         store = corpus.store
         run_leg, run_checked = store.run_leg, store.run_leg_and_cosines
 
@@ -263,10 +267,12 @@ class _Walks:
             ef_search: int = EF_SEARCH,
             planned_for_values: bool = False,
             exact: bool = False,
+            work_mem: str | None = None,
         ) -> Any:
             if not exact:  # the reference ranking is not the leg's
                 self.beams.append(ef_search)
-            return run_leg(statement, params, ef_search, planned_for_values, exact)
+                self.memory.append(work_mem)
+            return run_leg(statement, params, ef_search, planned_for_values, exact, work_mem)
 
         def checked(statement: Any, params: Any, ef_search: int, planned: bool, seeds: Any, dim: int) -> Any:
             self.beams.append(ef_search)
@@ -280,6 +286,7 @@ class _Walks:
     def clear(self) -> None:
         self.beams.clear()
         self.read.clear()
+        self.memory.clear()
 
 
 def test_a_lexical_span_nearer_than_the_tenth_walks_the_graph_again(
@@ -347,6 +354,7 @@ def test_the_nearest_first_read_is_walked_again_and_an_exact_ranking_never(
         assert exactly == raw.startswith("Section"), raw
         if exactly:
             assert walks.beams == first, raw  # ranked exactly: nothing to walk again
+            assert walks.memory == [EXACT_WORK_MEM], raw  # its bitmap kept by row, its passing spans in memory
             assert [r.key for r in again] == [r.key for r in rows], raw
         else:
             assert walks.beams == [*first, MAX_EF_SEARCH], raw
@@ -468,3 +476,15 @@ def test_only_seeds_nearer_than_the_farthest_row_join(binders: Corpus) -> None:
     assert [r.key for r in _joined([ranked[0], ranked[1], ranked[3], ranked[4]], missed, cosines, 3)] == [
         r.key for r in ranked[:3]
     ]
+
+
+def test_a_leg_s_work_mem_is_set_for_its_transaction_alone(binders: Corpus) -> None:
+    store = binders.store
+    before = store.conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
+    with store._leg_scope({"workspace": binders.workspace}, 40, False, EXACT_WORK_MEM) as conn:
+        inside = conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
+    with store._leg_scope({"workspace": binders.workspace}, 40, False) as conn:
+        plain = conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
+    after = store.conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
+    assert inside == {"value": EXACT_WORK_MEM} and before is not None and before != inside
+    assert plain == before and after == before

@@ -533,13 +533,15 @@ class PgStore:
         ef_search: int = EF_SEARCH,
         planned_for_values: bool = False,
         exact: bool = False,
+        work_mem: str | None = None,
     ) -> list[LegRow]:
         """Run one retrieval leg for ``params["workspace"]`` (HNSW with a beam of ``ef_search`` and iterative
         scans, so filters keep recall); ``planned_for_values``: plan this run for its own values, never a cached
         generic plan (see :attr:`~kruschnexus.store.queries.SpanFilter.planned_for_values`); ``exact``: no index
         scan, so a dense leg ranks by the exact distance of every span (what ``bench/search.py`` measures the
-        HNSW index's recall against)."""
-        with self._leg_scope(params, ef_search, planned_for_values) as conn:
+        HNSW index's recall against); ``work_mem``: PostgreSQL's ``work_mem`` for this leg's transaction alone
+        (``32MB``), the server's own when omitted."""
+        with self._leg_scope(params, ef_search, planned_for_values, work_mem) as conn:
             if exact:
                 conn.execute("SET LOCAL enable_indexscan = off")
             return _all(conn, LegRow, query, params)
@@ -603,11 +605,16 @@ class PgStore:
             return [str(row[0]) for row in cur.execute(sql.SQL("EXPLAIN ") + query, dict(params))]
 
     @contextlib.contextmanager
-    def _leg_scope(self, params: Mapping[str, Any], ef_search: int, planned_for_values: bool) -> Iterator[Connection]:
-        """A leg's transaction: its workspace's scope, HNSW with a beam of ``ef_search``, iterative scans."""
+    def _leg_scope(
+        self, params: Mapping[str, Any], ef_search: int, planned_for_values: bool, work_mem: str | None = None
+    ) -> Iterator[Connection]:
+        """A leg's transaction: its workspace's scope, HNSW with a beam of ``ef_search``, iterative scans (and
+        ``work_mem`` when given)."""
         settings = {"hnsw.ef_search": str(ef_search), "hnsw.iterative_scan": "relaxed_order"}
         if planned_for_values:
             settings["plan_cache_mode"] = "force_custom_plan"
+        if work_mem is not None:
+            settings["work_mem"] = work_mem
         with self.scoped(str(params["workspace"]), settings) as conn:
             yield conn
 
