@@ -56,10 +56,11 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     ranked = corpus.lexicon.index(corpus.workspace).search(lexical_query(parsed, text, (), fusion), fusion.sparse_depth)
     if ranked:
         keyed_sql, keyed_params = q.keyed_leg(span_f)
+        unique = list(dict.fromkeys(h.key for h in ranked))  # each once: the keys lead the read's join
         keys = {
-            "key_docs": [h.key[0] for h in ranked],
-            "key_pages": [h.key[1] for h in ranked],
-            "key_ordinals": [h.key[2] for h in ranked],
+            "key_docs": [key[0] for key in unique],
+            "key_pages": [key[1] for key in unique],
+            "key_ordinals": [key[2] for key in unique],
         }
         out.append((keyed_sql, {**keyed_params, "text": text, **keys}, False))
     return raw, out

@@ -8,6 +8,8 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import psycopg
+
 from kruschnexus.config import Settings, buffer_bytes
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import PkgError
@@ -15,6 +17,7 @@ from kruschnexus.parse.ocr import OcrUnavailableError, Tesseract
 from kruschnexus.store import queries as q
 from kruschnexus.store.buffers import shared_buffers
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import VectorStorage
 
 #: Below this much free space under NEXUS_HOME the report is degraded.
 MIN_FREE_BYTES = 1 << 30
@@ -42,7 +45,7 @@ class DoctorReport:
 
 
 #: What ``VACUUM FULL spans`` took on this project's bench machine (2 cores), for the vector storage line.
-VACUUM_FULL_FIGURE = "46 s for 10^5 spans, 7.6 min for 10^6, on 2 cores"
+VACUUM_FULL_FIGURE = "46 s for 10^5 spans, 7.6 min for 10^6 with 4GB, on 2 cores"
 
 
 def run_checks(
@@ -202,31 +205,35 @@ def _check_line_markers(store: PgStore, report: DoctorReport) -> None:
 
 
 def _check_vector_storage(store: PgStore, report: DoctorReport) -> None:
-    """Spans written before vectors were kept in their rows (migration 0011): every distance computed from such a row
-    fetches the vector from the TOAST table; the line passes and says what rewrites them."""
-    report.checks.append(Check("vector storage", True, vector_storage_detail(store.vectors_out_of_line())))
+    """Spans stored before vectors were kept in their rows (migration 0011): every distance computed from such a row
+    fetches the vector from TOAST; the line passes and says what rewrites them (fails only when it cannot be read)."""
+    try:
+        storage = store.vector_storage()
+    except psycopg.Error as exc:
+        report.checks.append(Check("vector storage", False, f"cannot read where spans keep their vectors: {exc}"))
+        return
+    report.checks.append(Check("vector storage", True, vector_storage_detail(storage)))
 
 
-def vector_storage_detail(found: tuple[int, int] | None) -> str:
-    """The vector storage line for ``found``: ``(spans read, of them holding their vector in the TOAST table)``, or
-    ``None`` when the server cannot tell (before PostgreSQL 17)."""
+def vector_storage_detail(storage: VectorStorage) -> str:
+    """The vector storage line for ``storage`` (see :meth:`~kruschnexus.store.postgres.PgStore.vector_storage`)."""
+    if not storage.toast_bytes:
+        return "vectors are kept in their spans' rows (the spans table keeps nothing in TOAST)"
+    if not storage.older:
+        return "vectors are kept in their spans' rows (every span was stored since migration 0011)"
     rewrite = (
-        "`VACUUM FULL spans` rewrites them into their rows (it locks the table while it runs, its indexes rebuilt"
-        f" with it: {VACUUM_FULL_FIGURE})"
+        "`VACUUM FULL spans`, run by the table's owner, rewrites them into their rows: it blocks every search and"
+        " ingest while it runs, needs free disk for a second copy of the table and its indexes, and builds the"
+        f" vector index again (give it maintenance_work_mem for that: {VACUUM_FULL_FIGURE})"
     )
-    if found is None:
-        return (
-            "the server (before PostgreSQL 17) cannot tell where spans written before migration 0011 keep their"
-            f" vectors; {rewrite}"
-        )
-    sampled, outside = found
-    if not sampled:
-        return "no spans stored yet"
-    if not outside:
-        return f"vectors are kept in their spans' rows ({sampled} spans read)"
+    older = f"{storage.older} spans were stored before migration 0011"
+    if storage.outside is None:
+        return f"{older}; their vectors may be in TOAST (a server before PostgreSQL 17 cannot tell); {rewrite}"
+    if not storage.outside:
+        return f"vectors are kept in their spans' rows ({older}; {storage.read} of them read)"
     return (
-        f"{outside} of the first {sampled} spans hold their vector in the TOAST table (written before migration"
-        f" 0011): each distance computed from them reads it from there; {rewrite}"
+        f"{older}; {storage.outside} of the {storage.read} read keep their vector in TOAST, from where each distance"
+        f" computed from them reads it; {rewrite}"
     )
 
 

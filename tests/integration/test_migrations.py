@@ -88,7 +88,20 @@ def test_rows_of_an_earlier_version_become_version_1_and_none_stops_being_search
     assert migrate(conn) == [], "applied once"
 
 
-def _span(conn: psycopg.Connection[dict[str, object]], ordinal: int, rng: random.Random) -> None:
+def _stored_document(conn: psycopg.Connection[dict[str, object]], doc_id: str) -> None:
+    conn.execute(
+        "INSERT INTO documents (workspace, doc_id, source, name, version, kind, byte_size, page_count,"
+        " extractor_version, chunker_version, model_id) VALUES ('w', %s, %s, %s, 1, 'pdf', 10, 1, 'x', 'y', 'm')",
+        (doc_id, doc_id[:8] + ".pdf", doc_id[:8] + ".pdf"),
+    )
+    conn.execute(
+        "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation)"
+        " VALUES ('w', %s, 1, 'x', 612, 792, 0)",
+        (doc_id,),
+    )
+
+
+def _span(conn: psycopg.Connection[dict[str, object]], doc_id: str, ordinal: int, rng: random.Random) -> None:
     """A span whose row is past 2 kB however its text is compressed: 384 dimensions and 100 random words."""
     text = " ".join("".join(rng.choices(string.ascii_lowercase, k=6)) for _ in range(100))
     vector = [rng.uniform(-1, 1) for _ in range(384)]
@@ -96,37 +109,28 @@ def _span(conn: psycopg.Connection[dict[str, object]], ordinal: int, rng: random
         "INSERT INTO spans (workspace, doc_id, page_number, ordinal, char_start, char_end, text, heading_path, header,"
         " dim, embedding, tsv, line_markers) VALUES ('w', %s, 1, %s, 0, %s, %s, '{}', '', %s, %s::vector,"
         " to_tsvector('english', %s), '{}')",
-        ("a" * 64, ordinal, len(text), text, len(vector), str(vector), text),
+        (doc_id, ordinal, len(text), text, len(vector), str(vector), text),
     )
 
 
 def _vectors(conn: psycopg.Connection[dict[str, object]]) -> list[tuple[object, object]]:
-    rows = conn.execute("SELECT ordinal, embedding::text AS v FROM spans ORDER BY ordinal").fetchall()
-    return [(r["ordinal"], r["v"]) for r in rows]
+    rows = conn.execute("SELECT doc_id, embedding::text AS v FROM spans ORDER BY doc_id").fetchall()
+    return [(r["doc_id"], r["v"]) for r in rows]
 
 
-def test_vectors_move_into_their_rows_and_doctor_counts_those_left_in_toast(database_url: str) -> None:
-    """Migration 0011 keeps new spans' vectors in their rows; spans written before it keep theirs in the TOAST table
-    (which the store counts for doctor) until ``VACUUM FULL spans`` rewrites them, values unchanged."""
+def test_vectors_move_into_their_rows_and_the_store_counts_those_left_in_toast(database_url: str) -> None:
+    """Migration 0011 keeps new spans' vectors in their rows; spans stored before it keep theirs in TOAST (which the
+    store counts for doctor) until ``VACUUM FULL spans`` rewrites them, values unchanged."""
     rng = random.Random(11)
     with _database_before(database_url, 11) as (dsn, conn):
         conn.execute("SELECT set_config('nexus.workspace', '*', false)")
         conn.execute("INSERT INTO workspaces (name, model_id, dim) VALUES ('w', 'm', 384)")
-        conn.execute(
-            "INSERT INTO documents (workspace, doc_id, source, name, version, kind, byte_size, page_count,"
-            " extractor_version, chunker_version, model_id) VALUES ('w', %s, 'lease.pdf', 'lease.pdf', 1, 'pdf', 10,"
-            " 1, 'x', 'y', 'm')",
-            ("a" * 64,),
-        )
-        conn.execute(
-            "INSERT INTO pages (workspace, doc_id, page_number, text, width, height, rotation)"
-            " VALUES ('w', %s, 1, 'x', 612, 792, 0)",
-            ("a" * 64,),
-        )
-        _span(conn, 1, rng)  # a row past 2 kB: the vector goes to TOAST
+        _stored_document(conn, "a" * 64)
+        _span(conn, "a" * 64, 1, rng)  # a row past 2 kB: the vector goes to TOAST
         conn.commit()
         store = PgStore(dsn)  # opening migrates
         try:
+            tells = store.conn.info.server_version >= 170000
             storage = conn.execute(
                 "SELECT attstorage FROM pg_attribute WHERE attrelid = 'spans'::regclass AND attname = 'embedding'"
             ).fetchone()
@@ -134,15 +138,24 @@ def test_vectors_move_into_their_rows_and_doctor_counts_those_left_in_toast(data
             assert storage is not None and storage["attstorage"] == "m"
             assert options is not None and isinstance(options["reloptions"], list)
             assert "toast_tuple_target=8160" in options["reloptions"]
-            assert store.vectors_out_of_line() == (1, 1)
-            _span(conn, 2, rng)
+            found = store.vector_storage()
+            assert found.toast_bytes > 0 and found.older == 1
+            assert (found.read, found.outside) == ((1, 1) if tells else (0, None))
+            _stored_document(conn, "b" * 64)
+            _span(conn, "b" * 64, 1, rng)
             conn.commit()
-            assert store.vectors_out_of_line() == (2, 1), "a span written after the migration keeps its vector"
+            again = store.vector_storage()
+            assert again.older == 1, "a span stored after the migration is not counted among the older"
+            if tells:
+                outside = conn.execute(
+                    "SELECT doc_id FROM spans WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL"
+                ).fetchall()
+                assert outside == [{"doc_id": "a" * 64}], "the new span keeps its vector in its row"
             before = _vectors(conn)
             conn.commit()
             store.conn.execute("VACUUM FULL spans")
-            assert store.vectors_out_of_line() == (2, 0)
+            rewritten = store.vector_storage()
+            assert rewritten.outside == 0 if tells else rewritten.toast_bytes == 0, rewritten
             assert _vectors(conn) == before
-            assert store.vectors_out_of_line(sample=1) == (1, 0)
         finally:
             store.close()

@@ -37,6 +37,7 @@ from kruschnexus.store.records import (
     TokenRecord,
     TokenRow,
     TokenSecretRow,
+    VectorStorage,
     WorkspaceRow,
     values,
 )
@@ -703,17 +704,26 @@ class PgStore:
         assert row is not None
         return int(row["buffers"]), None if row["index"] is None else int(row["index"])
 
-    def vectors_out_of_line(self, sample: int = 10_000) -> tuple[int, int] | None:
-        """``(spans read, spans among them holding their vector in the TOAST table)`` over the table's first
-        ``sample`` spans in storage order, every workspace's (rows written before migration 0011 come first);
-        ``None`` on a server older than PostgreSQL 17, which cannot tell."""
+    @_read
+    def vector_storage(self, sample: int = 10_000) -> VectorStorage:
+        """Where spans keep their vectors: the TOAST data's size, the spans of documents stored before migration
+        0011 (every workspace's), and among at most ``sample`` of those how many keep their vector in TOAST (on
+        PostgreSQL 17 and later)."""
         with self.scoped(CATALOGUE) as conn:
-            row = conn.execute(q.SELECT_SERVER_VERSION_NUM).fetchone()
-            if row is None or int(row["version"]) < 170000:
-                return None
-            found = conn.execute(q.SELECT_VECTORS_OUT_OF_LINE, {"sample": sample}).fetchone()
+            row = conn.execute(q.SELECT_TOAST_SIZE).fetchone()
+            assert row is not None
+            toast, since = int(row["toast_bytes"]), row["since"]
+            if not toast or since is None:
+                return VectorStorage(toast, 0, 0, 0)
+            counted = conn.execute(q.COUNT_OLDER_SPANS, {"since": since}).fetchone()
+            older = int(counted["older"]) if counted is not None else 0
+            if not older:
+                return VectorStorage(toast, 0, 0, 0)
+            if self.conn.info.server_version < 170000:
+                return VectorStorage(toast, older, 0, None)
+            found = conn.execute(q.SELECT_OLDER_OUT_OF_LINE, {"since": since, "sample": sample}).fetchone()
         assert found is not None
-        return int(found["sampled"]), int(found["outside"])
+        return VectorStorage(toast, older, int(found["read"]), int(found["outside"]))
 
     @_read
     def has_unmarked_spans(self, workspace: str) -> bool:

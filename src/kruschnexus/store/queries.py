@@ -351,13 +351,23 @@ SELECT_BUFFER_CACHE = sql.SQL(
     "SELECT pg_size_bytes(current_setting('shared_buffers')) AS buffers,"
     " pg_relation_size(to_regclass(%(name)s)) AS index"
 )
-#: Of the first spans in the table's order (those written first), how many hold their vector in the TOAST table, not
-#: in their row (written before migration 0011); PostgreSQL 17 and later can tell.
-SELECT_VECTORS_OUT_OF_LINE = sql.SQL(
-    "SELECT count(*) AS sampled, count(pg_column_toast_chunk_id(s.embedding)) AS outside"
-    " FROM (SELECT embedding FROM spans LIMIT %(sample)s) s"
+#: The size of the spans table's TOAST data, and when migration 0011 (vectors kept in their rows) was applied.
+SELECT_TOAST_SIZE = sql.SQL(
+    "SELECT pg_relation_size(c.reltoastrelid) AS toast_bytes,"
+    " (SELECT m.applied_at FROM schema_migrations m WHERE m.version = 11) AS since"
+    " FROM pg_class c WHERE c.oid = 'spans'::regclass"
 )
-SELECT_SERVER_VERSION_NUM = sql.SQL("SELECT current_setting('server_version_num')::integer AS version")
+_OLDER_SPANS = sql.SQL(
+    "FROM spans s JOIN documents d ON d.workspace = s.workspace AND d.doc_id = s.doc_id WHERE d.ingested_at < %(since)s"
+)
+#: How many spans belong to documents stored before ``%(since)s``.
+COUNT_OLDER_SPANS = sql.SQL("SELECT count(*) AS older {older}").format(older=_OLDER_SPANS)
+#: Of at most ``%(sample)s`` spans of documents stored before ``%(since)s``, how many keep their vector in TOAST
+#: (``pg_column_toast_chunk_id``: PostgreSQL 17 and later).
+SELECT_OLDER_OUT_OF_LINE = sql.SQL(
+    "SELECT count(*) AS read, count(pg_column_toast_chunk_id(o.embedding)) AS outside"
+    " FROM (SELECT s.embedding {older} LIMIT %(sample)s) o"
+).format(older=_OLDER_SPANS)
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
 SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
 RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")

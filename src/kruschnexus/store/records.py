@@ -141,6 +141,21 @@ class RoleStandingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorStorage:
+    """Where spans keep their vectors (migration 0011 keeps them in their rows)."""
+
+    #: Size of the ``spans`` table's TOAST data, in bytes: 0 when no value of any span is kept there.
+    toast_bytes: int
+    #: Spans of documents stored before migration 0011 was applied (their vectors may be in TOAST).
+    older: int
+    #: Of those, how many were read to tell (at most the sample; 0 when the server cannot tell).
+    read: int
+    #: Of those read, how many keep their vector in TOAST; ``None`` when the server (before PostgreSQL 17) cannot
+    #: tell.
+    outside: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class WorkspaceRow:
     """A workspace, its embedding model and how many documents it holds (latest versions)."""
 

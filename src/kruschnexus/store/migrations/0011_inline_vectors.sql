@@ -6,6 +6,21 @@
 -- the row unless it cannot fit a page at all; a toast_tuple_target of a whole page keeps text, tsvector and boxes
 -- in the row too, compressed or moved out only when the row would not fit a page.
 -- Rows written before this migration keep their layout until the table is rewritten (`VACUUM FULL spans`, which
--- locks the table while it runs); `nexus doctor` says how many there are.
-ALTER TABLE spans ALTER COLUMN embedding SET STORAGE MAIN;
+-- blocks the table while it runs); `nexus doctor` says how many there are.
+-- Citus refuses SET STORAGE on a distributed table: there the shards keep their layout, and the operator changes it
+-- shard by shard (`run_command_on_shards`); the migration says so and goes on.
+DO $$
+DECLARE
+    distributed boolean := false;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = ''spans''::regclass)'
+            INTO distributed;
+    END IF;
+    IF distributed THEN
+        RAISE NOTICE 'spans is distributed: its vectors keep their storage (set it on the shards)';
+    ELSE
+        ALTER TABLE spans ALTER COLUMN embedding SET STORAGE MAIN;
+    END IF;
+END $$;
 ALTER TABLE spans SET (toast_tuple_target = 8160);
