@@ -222,9 +222,9 @@ def vector_storage_detail(storage: VectorStorage) -> str:
     if not storage.older:
         return "vectors are kept in their spans' rows (every span was stored since migration 0011)"
     rewrite = (
-        "`VACUUM FULL spans`, run by the table's owner, rewrites them into their rows: it blocks every search and"
-        " ingest while it runs, needs free disk for a second copy of the table and its indexes, and builds the"
-        f" vector index again (give it maintenance_work_mem for that: {VACUUM_FULL_FIGURE})"
+        "`nexus reindex -w WORKSPACE --rewrite --build-memory 4GB` (`VACUUM FULL spans` by the table's owner)"
+        " rewrites them into their rows: it blocks every search and ingest while it runs, needs free disk for a"
+        f" second copy of the table and its indexes, and builds the vector index again ({VACUUM_FULL_FIGURE})"
     )
     older = f"{storage.older} spans were stored before migration 0011"
     if storage.outside is None:

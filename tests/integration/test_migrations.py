@@ -153,7 +153,7 @@ def test_vectors_move_into_their_rows_and_the_store_counts_those_left_in_toast(d
                 assert outside == [{"doc_id": "a" * 64}], "the new span keeps its vector in its row"
             before = _vectors(conn)
             conn.commit()
-            store.conn.execute("VACUUM FULL spans")
+            store.rewrite_spans("64MB")  # what `nexus reindex --rewrite` runs
             rewritten = store.vector_storage()
             assert rewritten.outside == 0 if tells else rewritten.toast_bytes == 0, rewritten
             assert _vectors(conn) == before

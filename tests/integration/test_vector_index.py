@@ -231,6 +231,31 @@ def test_reindex_vectors_command(corpus: Corpus, cli_env: None, monkeypatch: pyt
     assert missing.exit_code == 2 and "does not exist" in missing.output
 
 
+def test_reindex_rewrite_command(corpus: Corpus, cli_env: None) -> None:
+    """``--rewrite`` rewrites the spans table (VACUUM FULL) and reports where vectors are kept; nothing is lost and
+    searches answer as before."""
+    question = "what must the tenant insure"
+    hits = [(h.doc_id, h.page_number, h.char_start) for h in corpus.search(question)]
+    stored = corpus.store.counts(corpus.workspace)
+    result = CliRunner().invoke(
+        cli, ["reindex", "-w", corpus.workspace, "--rewrite", "--build-memory", "64MB", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output.strip().splitlines()[-1])
+    assert report["rewritten"] == "spans" and report["seconds"] >= 0
+    assert report["after"]["older"] == 0 and report["after"]["outside"] == 0
+    assert corpus.store.counts(corpus.workspace) == stored
+    assert [(h.doc_id, h.page_number, h.char_start) for h in corpus.search(question)] == hits and hits
+    text = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--rewrite"])
+    assert text.exit_code == 0 and "rewrote the spans table in" in text.output, text.output
+    both = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--rewrite", "--vectors"])
+    assert both.exit_code == 2 and "give one" in both.output
+    wrong = CliRunner().invoke(cli, ["reindex", "-w", corpus.workspace, "--rewrite", "--build-memory", "lots"])
+    assert wrong.exit_code != 0 and "cannot rewrite the spans table" in wrong.output
+    missing = CliRunner().invoke(cli, ["reindex", "-w", "no-such-workspace-y", "--rewrite"])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
 def test_doctor_names_an_index_postgresql_does_not_use(corpus: Corpus) -> None:
     """A concurrent build that failed leaves an invalid index that searches never use: doctor fails its line and
     says what rebuilds it; a vector index rebuild's leftover passes (the index in use still serves)."""

@@ -673,6 +673,26 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"cannot rebuild the vector index of {dim} dimensions: {exc}") from exc
 
+    def rewrite_spans(self, maintenance_work_mem: str | None = None) -> None:
+        """Rewrite the spans table (``VACUUM FULL``): every workspace's spans, their vectors moved into their rows
+        (migration 0011), every index of the table built again with ``maintenance_work_mem`` (the server's own when
+        omitted). Searches and ingests wait until it ends.
+
+        Raises:
+            StoreError: the rewrite failed (the table is as it was): not the table's owner, no room for the copy.
+        """
+        conn = self.conn  # autocommit: VACUUM runs outside any transaction
+        try:
+            if maintenance_work_mem is not None:
+                conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
+            try:
+                conn.execute(q.REWRITE_SPANS)
+            finally:
+                if maintenance_work_mem is not None and not (conn.closed or conn.broken):
+                    conn.execute(q.RESET_MAINTENANCE_MEMORY)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot rewrite the spans table: {exc}") from exc
+
     def vector_index_build(self, dim: int) -> IndexBuild | None:
         """How the HNSW index of one dimension was built (pgvector's defaults where its options are silent), or
         ``None`` when there is none."""

@@ -368,6 +368,8 @@ SELECT_OLDER_OUT_OF_LINE = sql.SQL(
     "SELECT count(*) AS read, count(pg_column_toast_chunk_id(o.embedding)) AS outside"
     " FROM (SELECT s.embedding {older} LIMIT %(sample)s) o"
 ).format(older=_OLDER_SPANS)
+#: Rewrite the spans table and rebuild its indexes (vectors stored before migration 0011 move into their rows).
+REWRITE_SPANS = sql.SQL("VACUUM (FULL, ANALYZE) spans")
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
 SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
 RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")
