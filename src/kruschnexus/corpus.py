@@ -296,13 +296,8 @@ class Corpus:
         _, dim = self.require_exists()
         before = self.store.vector_index_build(dim)
         build = self.settings.index_build
-        rebuilder = self.database.connect()  # its own session: closing it releases the rebuild's lock
-        try:
+        with self._own_store() as rebuilder:  # its own session: closing it releases the rebuild's lock
             rebuilder.rebuild_vector_index(dim, build, maintenance_work_mem)
-            if self.database.read_url is not None:
-                self.database.note_write(rebuilder)
-        finally:
-            rebuilder.close()
         return VectorIndexReport(dim, before, build)
 
     def rewrite_spans(self, maintenance_work_mem: str | None = None) -> tuple[VectorStorage, VectorStorage]:
@@ -317,14 +312,21 @@ class Corpus:
         """
         self.require_exists()
         before = self.store.vector_storage()
-        rewriter = self.database.connect()
-        try:
+        with self._own_store() as rewriter:
             rewriter.rewrite_spans(maintenance_work_mem)
-            if self.database.read_url is not None:
-                self.database.note_write(rewriter)
-        finally:
-            rewriter.close()
         return before, self.store.vector_storage()
+
+    @contextlib.contextmanager
+    def _own_store(self) -> Iterator[PgStore]:
+        """A connection of its own to the primary for one long piece of maintenance, closed after it; a write it
+        completed is noted for the read replica's freshness check."""
+        store = self.database.connect()
+        try:
+            yield store
+            if self.database.read_url is not None:
+                self.database.note_write(store)
+        finally:
+            store.close()
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The best spans for ``query`` (operators allowed), best first; ``[]`` when nothing clears the floor.

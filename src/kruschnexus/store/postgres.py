@@ -71,6 +71,21 @@ def _one(conn: Connection, record: type[_R], statement: Any, params: Mapping[str
         return cur.execute(statement, dict(params)).fetchone()
 
 
+@contextlib.contextmanager
+def _maintenance_memory(conn: Connection, size: str | None) -> Iterator[None]:
+    """The session's ``maintenance_work_mem`` of ``size`` while the block runs (an index build, a table rewrite),
+    the server's own again after it; nothing is set when ``size`` is ``None``."""
+    if size is None:
+        yield
+        return
+    conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": size})
+    try:
+        yield
+    finally:
+        if not (conn.closed or conn.broken):
+            conn.execute(q.RESET_MAINTENANCE_MEMORY)
+
+
 CATALOGUE = "*"
 """The scope of operations across workspaces (listing them, sharing kept bytes); not a valid workspace name."""
 #: pgvector's HNSW build parameters where an index's options do not say (indexes built before they were set).
@@ -653,14 +668,13 @@ class PgStore:
             try:
                 conn.execute(q.drop_replaced_index_ddl(dim))
                 conn.execute(q.drop_rebuilt_index_ddl(dim))
-                if maintenance_work_mem is not None:
-                    conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
-                try:
-                    conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction, rebuild=True))
-                except psycopg.Error:
-                    if not (conn.closed or conn.broken):
-                        conn.execute(q.drop_rebuilt_index_ddl(dim))
-                    raise
+                with _maintenance_memory(conn, maintenance_work_mem):
+                    try:
+                        conn.execute(q.hnsw_index_ddl(dim, index.m, index.ef_construction, rebuild=True))
+                    except psycopg.Error:
+                        if not (conn.closed or conn.broken):
+                            conn.execute(q.drop_rebuilt_index_ddl(dim))
+                        raise
                 with self.scoped(CATALOGUE) as swap:
                     swap.execute(q.LOCK_INDEX_DDL)
                     swap.execute(q.rename_index_ddl(dim, "", q.REPLACED_SUFFIX))
@@ -668,7 +682,6 @@ class PgStore:
                 conn.execute(q.drop_replaced_index_ddl(dim))
             finally:
                 if not (conn.closed or conn.broken):
-                    conn.execute(q.RESET_MAINTENANCE_MEMORY)
                     conn.execute(q.UNLOCK_INDEX_REBUILD)
         except psycopg.Error as exc:
             raise StoreError(f"cannot rebuild the vector index of {dim} dimensions: {exc}") from exc
@@ -683,13 +696,8 @@ class PgStore:
         """
         conn = self.conn  # autocommit: VACUUM runs outside any transaction
         try:
-            if maintenance_work_mem is not None:
-                conn.execute(q.SET_SESSION_MAINTENANCE_MEMORY, {"memory": maintenance_work_mem})
-            try:
+            with _maintenance_memory(conn, maintenance_work_mem):
                 conn.execute(q.REWRITE_SPANS)
-            finally:
-                if maintenance_work_mem is not None and not (conn.closed or conn.broken):
-                    conn.execute(q.RESET_MAINTENANCE_MEMORY)
         except psycopg.Error as exc:
             raise StoreError(f"cannot rewrite the spans table: {exc}") from exc
 
