@@ -119,7 +119,11 @@ class EmbeddedServer:
         if self._server is not None:
             with type(self._server)._lock:
                 forget_dead_holders(self.pgdata)
-            self._server.cleanup()
+            try:
+                self._server.cleanup()
+            except psutil.NoSuchProcess:
+                # The postmaster had died (killed, never restarted) and was reaped while the wheel stopped it.
+                _log.warning("embedded server %s: the postmaster had already exited", self.pgdata)
             self._server = None
 
 
