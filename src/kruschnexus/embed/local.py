@@ -95,6 +95,10 @@ class MiniLmEmbedder(Embedder):
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # The pool's threads sleep between runs instead of spin-waiting, which burned about 28 ms of a core after
+        # every text: longer than a whole search at 10^5 spans, whose SQL then had one core of two (full search
+        # p50 14.9-15.6 -> 12.0-13.0 ms, bench/README.md); ingest throughput is the same either way.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # The arena keeps the largest padded batch's buffers for the process's life (1.8 GiB peak seen in
         # bench/ingest.py); without it memory follows the current batch.
         options.enable_cpu_mem_arena = False
