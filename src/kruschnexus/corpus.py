@@ -26,6 +26,7 @@ from kruschnexus.revisions import OldHit, diff, resolve
 from kruschnexus.schema.v1 import DocumentDiff, DocumentInfo, ExplainTrace, Hit, PageText, Resolution
 from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.progress import Step, watched
 from kruschnexus.store.records import PageRow, VectorStorage
 from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
@@ -283,11 +284,14 @@ class Corpus:
             self.store.mark_lines(self.workspace, line_markers)
         return self.lexicon.sync(self.store, self.workspace, rebuild=True, progress=progress)
 
-    def rebuild_vector_index(self, maintenance_work_mem: str | None = None) -> VectorIndexReport:
+    def rebuild_vector_index(
+        self, maintenance_work_mem: str | None = None, progress: Callable[[Step], None] | None = None
+    ) -> VectorIndexReport:
         """Build the HNSW index serving this workspace again with the settings' ``hnsw_m`` and
         ``hnsw_ef_construction`` (it serves every workspace of the same vector dimension), on a connection of its
         own. Searches and ingests go on meanwhile; the new index replaces the old one when it is complete.
         ``maintenance_work_mem``: memory for the build (``2GB``; the server's own setting when omitted).
+        ``progress``: called with each new step of the build (PostgreSQL's phase; pgvector counts tuples).
 
         Raises:
             NotFoundError: the workspace does not exist.
@@ -296,15 +300,18 @@ class Corpus:
         _, dim = self.require_exists()
         before = self.store.vector_index_build(dim)
         build = self.settings.index_build
-        with self._own_store() as rebuilder:  # its own session: closing it releases the rebuild's lock
-            rebuilder.rebuild_vector_index(dim, build, maintenance_work_mem)
+        with self._own_store() as rebuilder, self._watched(rebuilder, progress):  # its own session: closing it
+            rebuilder.rebuild_vector_index(dim, build, maintenance_work_mem)  # releases the rebuild's lock
         return VectorIndexReport(dim, before, build)
 
-    def rewrite_spans(self, maintenance_work_mem: str | None = None) -> tuple[VectorStorage, VectorStorage]:
+    def rewrite_spans(
+        self, maintenance_work_mem: str | None = None, progress: Callable[[Step], None] | None = None
+    ) -> tuple[VectorStorage, VectorStorage]:
         """Rewrite the spans table, every workspace's (``VACUUM FULL``), on a connection of its own, so that spans
         stored before migration 0011 keep their vectors in their rows; its indexes, the HNSW graph included, are
         built again with ``maintenance_work_mem`` (``4GB``; the server's own when omitted). Searches and ingests wait
         until it ends (7.6 min at 10^6 spans on 2 cores). Returns where vectors were kept before and after.
+        ``progress``: called with each new step (waiting for other sessions, PostgreSQL's phase and counts).
 
         Raises:
             NotFoundError: the workspace does not exist.
@@ -312,9 +319,23 @@ class Corpus:
         """
         self.require_exists()
         before = self.store.vector_storage()
-        with self._own_store() as rewriter:
+        with self._own_store() as rewriter, self._watched(rewriter, progress):
             rewriter.rewrite_spans(maintenance_work_mem)
         return before, self.store.vector_storage()
+
+    @contextlib.contextmanager
+    def _watched(self, worker: PgStore, progress: Callable[[Step], None] | None) -> Iterator[None]:
+        """``progress`` told the steps of ``worker``'s statements while the block runs, read on a connection of its
+        own; nothing when it is ``None``."""
+        if progress is None:
+            yield
+            return
+        watcher = self.database.connect()
+        try:
+            with watched(watcher, worker.conn.info.backend_pid, progress):
+                yield
+        finally:
+            watcher.close()
 
     @contextlib.contextmanager
     def _own_store(self) -> Iterator[PgStore]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
@@ -16,6 +17,7 @@ from psycopg import sql
 from kruschnexus import Corpus
 from kruschnexus.cli.app import cli
 from kruschnexus.config import IndexBuild, Settings
+from kruschnexus.corpus import VectorIndexReport
 from kruschnexus.doctor import run_checks, vector_storage_detail
 from kruschnexus.embed.base import Embedder
 from kruschnexus.errors import StoreError
@@ -23,6 +25,8 @@ from kruschnexus.retrieve.filters import span_filter
 from kruschnexus.retrieve.query import parse_query
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import CATALOGUE, PgStore
+from kruschnexus.store.progress import WAITING, Step
+from kruschnexus.store.records import VectorStorage
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.integration
@@ -254,6 +258,54 @@ def test_reindex_rewrite_command(corpus: Corpus, cli_env: None) -> None:
     assert wrong.exit_code != 0 and "cannot rewrite the spans table" in wrong.output
     missing = CliRunner().invoke(cli, ["reindex", "-w", "no-such-workspace-y", "--rewrite"])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def _while_held(corpus: Corpus, lock: str, work: Callable[[Callable[[Step], None]], object]) -> list[Step]:
+    """Run ``work`` (given a progress callback) while another session holds ``lock`` on the spans table, until the
+    steps say it waits; then let go. Returns every step reported."""
+    steps: list[Step] = []
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work(steps.append)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread below
+            failures.append(exc)
+
+    holder = corpus.database.connect()
+    thread = threading.Thread(target=run)
+    try:
+        with holder.scoped(CATALOGUE) as conn:
+            conn.execute(sql.SQL("LOCK TABLE spans IN {} MODE").format(sql.SQL(lock)))
+            thread.start()
+            deadline = time.monotonic() + 30
+            while WAITING not in [s.phase for s in steps] and thread.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:
+        holder.close()
+        thread.join(timeout=120)
+    assert not failures, failures
+    return steps
+
+
+def test_a_rewrite_says_it_waits_for_other_sessions(corpus: Corpus) -> None:
+    """A rewrite queued behind another session's transaction says so while it waits, then ends as usual."""
+    reports: list[tuple[VectorStorage, VectorStorage]] = []
+    steps = _while_held(corpus, "ACCESS SHARE", lambda progress: reports.append(corpus.rewrite_spans(None, progress)))
+    assert steps and steps[0] == Step(WAITING), steps
+    assert reports and reports[0][1].older == 0
+    assert all(s.total is None or 0 <= (s.done or 0) <= s.total for s in steps), steps
+
+
+def test_a_rebuild_says_it_waits_for_writers(corpus: Corpus) -> None:
+    """A concurrent build of the vector index waits for transactions that may write the table, and says so."""
+    reports: list[VectorIndexReport] = []
+    steps = _while_held(
+        corpus, "ROW EXCLUSIVE", lambda progress: reports.append(corpus.rebuild_vector_index(None, progress))
+    )
+    assert steps and steps[0] == Step(WAITING), steps
+    assert reports and reports[0].after == IndexBuild(16, 200)
+    assert corpus.search(QUESTIONS[0]), "the new index answers"
 
 
 def test_doctor_names_an_index_postgresql_does_not_use(corpus: Corpus) -> None:

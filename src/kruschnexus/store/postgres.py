@@ -701,6 +701,13 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"cannot rewrite the spans table: {exc}") from exc
 
+    def maintenance_progress(self, pid: int) -> dict[str, Any] | None:
+        """Where backend ``pid``'s statement stands (:data:`~.queries.SELECT_MAINTENANCE_PROGRESS`), ``None`` when
+        no such backend runs (see :mod:`~kruschnexus.store.progress`)."""
+        with self.scoped(CATALOGUE) as conn:
+            row = conn.execute(q.SELECT_MAINTENANCE_PROGRESS, {"pid": pid}).fetchone()
+        return dict(row) if row is not None else None
+
     def vector_index_build(self, dim: int) -> IndexBuild | None:
         """How the HNSW index of one dimension was built (pgvector's defaults where its options are silent), or
         ``None`` when there is none."""

@@ -370,6 +370,20 @@ SELECT_OLDER_OUT_OF_LINE = sql.SQL(
 ).format(older=_OLDER_SPANS)
 #: Rewrite the spans table and rebuild its indexes (vectors stored before migration 0011 move into their rows).
 REWRITE_SPANS = sql.SQL("VACUUM (FULL, ANALYZE) spans")
+#: Where one backend's long maintenance stands: waiting for a lock, or a table rewrite's or an index build's phase
+#: and counts (PostgreSQL's progress views; pgvector reports an HNSW build's tuples).
+SELECT_MAINTENANCE_PROGRESS = sql.SQL(
+    "SELECT a.wait_event_type = 'Lock' AS waiting,"
+    " c.phase AS rewrite_phase, c.heap_blks_scanned AS blocks_done, c.heap_blks_total AS blocks_total,"
+    " c.index_rebuild_count AS indexes_done,"
+    " (SELECT count(*) FROM pg_index x WHERE x.indrelid = c.relid) AS indexes_total,"
+    " i.phase AS build_phase, i.tuples_done, i.tuples_total, i.blocks_done AS build_blocks_done,"
+    " i.blocks_total AS build_blocks_total"
+    " FROM pg_stat_activity a"
+    " LEFT JOIN pg_stat_progress_cluster c ON c.pid = a.pid"
+    " LEFT JOIN pg_stat_progress_create_index i ON i.pid = a.pid"
+    " WHERE a.pid = %(pid)s"
+)
 SET_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, true)")
 SET_SESSION_MAINTENANCE_MEMORY = sql.SQL("SELECT set_config('maintenance_work_mem', %(memory)s, false)")
 RESET_MAINTENANCE_MEMORY = sql.SQL("RESET maintenance_work_mem")
