@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -31,6 +32,8 @@ from kruschnexus.store.records import PageRow, VectorStorage
 from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
 from kruschnexus.worker import ReaderPool
+
+_log = logging.getLogger(__name__)
 
 _WORKSPACE = re.compile(WORKSPACE_PATTERN)
 
@@ -291,7 +294,8 @@ class Corpus:
         ``hnsw_ef_construction`` (it serves every workspace of the same vector dimension), on a connection of its
         own. Searches and ingests go on meanwhile; the new index replaces the old one when it is complete.
         ``maintenance_work_mem``: memory for the build (``2GB``; the server's own setting when omitted).
-        ``progress``: called with each new step of the build (PostgreSQL's phase; pgvector counts tuples).
+        ``progress``: called from a thread of its own with each new step of the build (PostgreSQL's phase, and the
+        table's blocks read or the tuples validated).
 
         Raises:
             NotFoundError: the workspace does not exist.
@@ -311,7 +315,8 @@ class Corpus:
         stored before migration 0011 keep their vectors in their rows; its indexes, the HNSW graph included, are
         built again with ``maintenance_work_mem`` (``4GB``; the server's own when omitted). Searches and ingests wait
         until it ends (7.6 min at 10^6 spans on 2 cores). Returns where vectors were kept before and after.
-        ``progress``: called with each new step (waiting for other sessions, PostgreSQL's phase and counts).
+        ``progress``: called from a thread of its own with each new step (waiting for other sessions, PostgreSQL's
+        phase, the table's blocks read, the indexes built again).
 
         Raises:
             NotFoundError: the workspace does not exist.
@@ -330,7 +335,12 @@ class Corpus:
         if progress is None:
             yield
             return
-        watcher = self.database.connect()
+        try:
+            watcher = self.database.connect()
+        except StoreError as exc:  # the work needs no watcher: it goes on unwatched
+            _log.warning("the progress cannot be read (%s); the work goes on without it", exc)
+            yield
+            return
         try:
             with watched(watcher, worker.conn.info.backend_pid, progress):
                 yield

@@ -25,7 +25,7 @@ from kruschnexus.retrieve.filters import span_filter
 from kruschnexus.retrieve.query import parse_query
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import CATALOGUE, PgStore
-from kruschnexus.store.progress import WAITING, Step
+from kruschnexus.store.progress import APPLICATION_NAME, EVERY_SECONDS, WAITING, Step
 from kruschnexus.store.records import VectorStorage
 from tests.conftest import FIXTURES
 
@@ -260,9 +260,14 @@ def test_reindex_rewrite_command(corpus: Corpus, cli_env: None) -> None:
     assert missing.exit_code == 2 and "does not exist" in missing.output
 
 
-def _while_held(corpus: Corpus, lock: str, work: Callable[[Callable[[Step], None]], object]) -> list[Step]:
+def _while_held(
+    corpus: Corpus,
+    lock: str,
+    work: Callable[[Callable[[Step], None]], object],
+    then: Callable[[list[Step]], None] | None = None,
+) -> list[Step]:
     """Run ``work`` (given a progress callback) while another session holds ``lock`` on the spans table, until the
-    steps say it waits; then let go. Returns every step reported."""
+    steps say it waits; then (after ``then``, given the steps so far, if any) let go. Returns every step reported."""
     steps: list[Step] = []
     failures: list[BaseException] = []
 
@@ -281,6 +286,9 @@ def _while_held(corpus: Corpus, lock: str, work: Callable[[Callable[[Step], None
             deadline = time.monotonic() + 30
             while WAITING not in [s.phase for s in steps] and thread.is_alive() and time.monotonic() < deadline:
                 time.sleep(0.05)
+            if then is not None:
+                then(steps)
+                time.sleep(3 * EVERY_SECONDS)  # the next readings fail
     finally:
         holder.close()
         thread.join(timeout=120)
@@ -292,9 +300,35 @@ def test_a_rewrite_says_it_waits_for_other_sessions(corpus: Corpus) -> None:
     """A rewrite queued behind another session's transaction says so while it waits, then ends as usual."""
     reports: list[tuple[VectorStorage, VectorStorage]] = []
     steps = _while_held(corpus, "ACCESS SHARE", lambda progress: reports.append(corpus.rewrite_spans(None, progress)))
-    assert steps and steps[0] == Step(WAITING), steps
+    assert steps and steps[0] == Step(WAITING), steps  # a rewrite reports nothing before it holds the table
     assert reports and reports[0][1].older == 0
-    assert all(s.total is None or 0 <= (s.done or 0) <= s.total for s in steps), steps
+
+
+def test_a_watcher_that_loses_its_connection_stops_and_the_work_goes_on(
+    corpus: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The progress readings' connection is ended by the server while the rewrite waits: a warning says the readings
+    stopped, and the rewrite still ends as usual."""
+
+    def end_the_watcher(steps: list[Step]) -> None:
+        with corpus.store.scoped(CATALOGUE) as conn:
+            ended = conn.execute(
+                "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = %s",
+                (APPLICATION_NAME,),
+            ).fetchall()
+        assert ended, "no watcher found"
+
+    reports: list[tuple[VectorStorage, VectorStorage]] = []
+    with caplog.at_level("WARNING", logger="kruschnexus.store.progress"):
+        steps = _while_held(
+            corpus,
+            "ACCESS SHARE",
+            lambda progress: reports.append(corpus.rewrite_spans(None, progress)),
+            then=end_the_watcher,
+        )
+    assert steps[0] == Step(WAITING), steps
+    assert reports and reports[0][1].older == 0
+    assert any("no more readings" in r.getMessage() for r in caplog.records), caplog.text
 
 
 def test_a_rebuild_says_it_waits_for_writers(corpus: Corpus) -> None:
@@ -303,7 +337,9 @@ def test_a_rebuild_says_it_waits_for_writers(corpus: Corpus) -> None:
     steps = _while_held(
         corpus, "ROW EXCLUSIVE", lambda progress: reports.append(corpus.rebuild_vector_index(None, progress))
     )
-    assert steps and steps[0] == Step(WAITING), steps
+    assert Step(WAITING) in steps, steps
+    before = steps[: steps.index(Step(WAITING))]
+    assert all(s.total is None for s in before), steps  # at most the build's first phase, which counts nothing
     assert reports and reports[0].after == IndexBuild(16, 200)
     assert corpus.search(QUESTIONS[0]), "the new index answers"
 

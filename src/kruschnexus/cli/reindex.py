@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 
 import click
-from rich.progress import Progress, TaskID
+from rich.progress import TaskID
 
 from kruschnexus.cli import render
 from kruschnexus.cli.app import json_option, workspace_option
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.doctor import vector_storage_detail
-from kruschnexus.store.progress import Step
 
 
 @click.command("reindex")
@@ -85,7 +83,7 @@ def _vectors(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:
     started = time.perf_counter()
     with render.progress_bar() as bar:
         title = f"building the vector index of {corpus.workspace} (searches go on meanwhile)"
-        report = corpus.rebuild_vector_index(build_memory, _stepper(bar, title))
+        report = corpus.rebuild_vector_index(build_memory, render.stepper(bar, title))
     seconds = round(time.perf_counter() - started, 1)
     if as_json:
         render.json_line(
@@ -104,7 +102,7 @@ def _vectors(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:
 def _rewrite(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:
     started = time.perf_counter()
     with render.progress_bar() as bar:
-        before, after = corpus.rewrite_spans(build_memory, _stepper(bar, "rewriting the spans table"))
+        before, after = corpus.rewrite_spans(build_memory, render.stepper(bar, "rewriting the spans table"))
     seconds = round(time.perf_counter() - started, 1)
     if as_json:
         render.json_line(
@@ -118,15 +116,3 @@ def _rewrite(corpus: Corpus, build_memory: str | None, as_json: bool) -> None:
         )
         return
     render.out.print(f"rewrote the spans table in {seconds} s: {vector_storage_detail(after)}")
-
-
-def _stepper(bar: Progress, title: str) -> Callable[[Step], None]:
-    """A task of ``bar`` titled ``title``, and the function that shows each step of the work on it: the phase, and
-    how far it is when the phase counts (blocks of the table, indexes rebuilt, tuples of the graph)."""
-    task = bar.add_task(title, total=None)
-
-    def show(step: Step) -> None:
-        unit = f" ({step.unit})" if step.unit else ""
-        bar.update(task, description=f"{title}: {step.phase}{unit}", completed=step.done or 0, total=step.total)
-
-    return show

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from kruschnexus.eval.metrics import Tally
 from kruschnexus.eval.runner import METRICS, EvalReport
 from kruschnexus.ingest import STAGES, FileResult
 from kruschnexus.schema.v1 import DocumentDiff, ExplainTrace, Hit, Resolution
+from kruschnexus.store.progress import Step
 from kruschnexus.tokens import TokenInfo
 from kruschnexus.verify import VerifyReport
 from kruschnexus.wire import ingest_report
@@ -316,3 +317,21 @@ def document_diff(result: DocumentDiff, every: bool) -> None:
         pages = (", ".join(str(p) for p in ps) or "-" for ps in (c.from_pages, c.to_pages))
         table.add_row(c.change, ids, c.title, *pages)
     out.print(table if shown else f"no section changed between v{result.from_version} and v{result.to_version}")
+
+
+def stepper(bar: Progress, title: str) -> Callable[[Step], None]:
+    """A task of ``bar`` titled ``title``, and the function that shows each step of the work on it: the phase, and
+    how far it is when the phase counts (blocks of the table, indexes rebuilt, tuples). A step that counts nothing
+    after one that did gets a task of its own (rich keeps a task's total when given none)."""
+    task = bar.add_task(title, total=None)
+
+    def show(step: Step) -> None:
+        nonlocal task
+        description = f"{title}: {step.phase}" + (f" ({step.unit})" if step.unit else "")
+        if step.total is None:
+            bar.remove_task(task)
+            task = bar.add_task(description, total=None)
+        else:
+            bar.update(task, description=description, completed=step.done or 0, total=step.total)
+
+    return show

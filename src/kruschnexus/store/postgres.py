@@ -28,6 +28,7 @@ from kruschnexus.store.records import (
     PageRecord,
     PageRow,
     PageTextRow,
+    ProgressRow,
     ReadVersionsRow,
     RoleStandingRow,
     SpanRecord,
@@ -701,12 +702,11 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"cannot rewrite the spans table: {exc}") from exc
 
-    def maintenance_progress(self, pid: int) -> dict[str, Any] | None:
+    def maintenance_progress(self, pid: int) -> ProgressRow | None:
         """Where backend ``pid``'s statement stands (:data:`~.queries.SELECT_MAINTENANCE_PROGRESS`), ``None`` when
         no such backend runs (see :mod:`~kruschnexus.store.progress`)."""
         with self.scoped(CATALOGUE) as conn:
-            row = conn.execute(q.SELECT_MAINTENANCE_PROGRESS, {"pid": pid}).fetchone()
-        return dict(row) if row is not None else None
+            return _one(conn, ProgressRow, q.SELECT_MAINTENANCE_PROGRESS, {"pid": pid})
 
     def vector_index_build(self, dim: int) -> IndexBuild | None:
         """How the HNSW index of one dimension was built (pgvector's defaults where its options are silent), or

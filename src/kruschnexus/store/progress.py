@@ -6,16 +6,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import psycopg
 
 from kruschnexus.errors import StoreError
+from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.records import ProgressRow
 
 _log = logging.getLogger(__name__)
+
+#: The watcher's session as ``pg_stat_activity`` names it.
+APPLICATION_NAME = "nexus progress"
 
 #: How often the progress views are read.
 EVERY_SECONDS = 0.5
@@ -35,39 +39,39 @@ class Step:
     unit: str | None = None
 
 
-def step_of(row: Mapping[str, Any]) -> Step | None:
-    """The step a :data:`~kruschnexus.store.queries.SELECT_MAINTENANCE_PROGRESS` row tells, or ``None`` when the
-    backend reports nothing yet (its statement has not started, or has ended).
+def step_of(row: ProgressRow) -> Step | None:
+    """The step ``row`` tells, or ``None`` when the backend reports nothing yet (its statement has not started, or has
+    ended).
 
     A rewrite counts the table's blocks, then the indexes it has built again (the HNSW graph, last, is most of the
-    time); an index build counts tuples when it knows how many (pgvector does not say), else the table's blocks."""
-    if row.get("waiting"):
+    time); an index build counts tuples when it knows how many (pgvector does not say while it builds the graph,
+    only while the build is validated), else the table's blocks."""
+    if row.waiting:
         return Step(WAITING)
-    phase = row.get("rewrite_phase")
-    if phase is not None:
-        if phase == "rebuilding index":
-            return _counted(str(phase), row, "indexes_done", "indexes_total", "indexes")
-        return _counted(str(phase), row, "blocks_done", "blocks_total", "blocks")
-    phase = row.get("build_phase")
-    if phase is not None:
-        if row.get("tuples_total"):
-            return _counted(str(phase), row, "tuples_done", "tuples_total", "tuples")
-        return _counted(str(phase), row, "build_blocks_done", "build_blocks_total", "blocks")
+    if row.rewrite_phase is not None:
+        if row.rewrite_phase == "rebuilding index":
+            return _counted(row.rewrite_phase, row.indexes_done, row.indexes_total, "indexes")
+        return _counted(row.rewrite_phase, row.blocks_done, row.blocks_total, "blocks")
+    if row.build_phase is not None:
+        if row.tuples_total:
+            return _counted(row.build_phase, row.tuples_done, row.tuples_total, "tuples")
+        return _counted(row.build_phase, row.build_blocks_done, row.build_blocks_total, "blocks")
     return None
 
 
-def _counted(phase: str, row: Mapping[str, Any], done: str, total: str, unit: str) -> Step:
-    """``phase`` with the counts ``row`` holds under ``done`` and ``total``, when it has a total."""
-    if not row.get(total):
+def _counted(phase: str, done: int | None, total: int | None, unit: str) -> Step:
+    """``phase``, with ``done`` of ``total`` ``unit`` when there is a total."""
+    if not total:
         return Step(phase)
-    return Step(phase, int(row.get(done) or 0), int(row[total]), unit)
+    return Step(phase, int(done or 0), int(total), unit)
 
 
 @contextlib.contextmanager
 def watched(watcher: PgStore, pid: int, report: Callable[[Step], None], every: float = EVERY_SECONDS) -> Iterator[None]:
     """Report the steps of backend ``pid``'s work, read through ``watcher`` (a connection used by nothing else)
-    every ``every`` seconds while the block runs. A reading that fails stops the readings, with a warning; the
-    work goes on."""
+    every ``every`` seconds while the block runs; ``report`` is called from a thread of its own, never after the block.
+    A reading that fails, or a ``report`` that raises, stops the readings with a warning; the work goes on."""
+    watcher.conn.execute(q.SET_APPLICATION_NAME, {"name": APPLICATION_NAME})
     stop = threading.Event()
 
     def poll() -> None:
@@ -79,9 +83,14 @@ def watched(watcher: PgStore, pid: int, report: Callable[[Step], None], every: f
                 _log.warning("the progress of backend %s could not be read (%s); no more readings", pid, exc)
                 return
             step = step_of(row) if row is not None else None
-            if step is not None and step != last:
+            if step is None or step == last:
+                continue
+            try:
                 report(step)
-                last = step
+            except Exception:  # noqa: BLE001 - a caller's function: what it raises is logged, the work goes on
+                _log.exception("showing the progress of backend %s failed; no more readings", pid)
+                return
+            last = step
 
     thread = threading.Thread(target=poll, name="nexus-progress", daemon=True)
     thread.start()

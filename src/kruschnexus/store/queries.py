@@ -370,8 +370,9 @@ SELECT_OLDER_OUT_OF_LINE = sql.SQL(
 ).format(older=_OLDER_SPANS)
 #: Rewrite the spans table and rebuild its indexes (vectors stored before migration 0011 move into their rows).
 REWRITE_SPANS = sql.SQL("VACUUM (FULL, ANALYZE) spans")
-#: Where one backend's long maintenance stands: waiting for a lock, or a table rewrite's or an index build's phase
-#: and counts (PostgreSQL's progress views; pgvector reports an HNSW build's tuples).
+SET_APPLICATION_NAME = sql.SQL("SELECT set_config('application_name', %(name)s, false)")
+#: Where one backend's long maintenance stands (:class:`~kruschnexus.store.records.ProgressRow`): waiting for a lock,
+#: or a table rewrite's or an index build's phase and counts (PostgreSQL's progress views).
 SELECT_MAINTENANCE_PROGRESS = sql.SQL(
     "SELECT a.wait_event_type = 'Lock' AS waiting,"
     " c.phase AS rewrite_phase, c.heap_blks_scanned AS blocks_done, c.heap_blks_total AS blocks_total,"

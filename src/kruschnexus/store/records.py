@@ -141,6 +141,25 @@ class RoleStandingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ProgressRow:
+    """Where one backend's long maintenance stands (``SELECT_MAINTENANCE_PROGRESS``): waiting for a lock, a table
+    rewrite's phase and counts (``pg_stat_progress_cluster``), an index build's (``pg_stat_progress_create_index``);
+    ``None`` where the view has no row for it."""
+
+    waiting: bool | None
+    rewrite_phase: str | None
+    blocks_done: int | None
+    blocks_total: int | None
+    indexes_done: int | None
+    indexes_total: int | None
+    build_phase: str | None
+    tuples_done: int | None
+    tuples_total: int | None
+    build_blocks_done: int | None
+    build_blocks_total: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorStorage:
     """Where spans keep their vectors (migration 0011 keeps them in their rows)."""
 
