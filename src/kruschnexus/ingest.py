@@ -28,8 +28,9 @@ from kruschnexus.extract import EXTRACTOR_VERSION, ReadOptions
 from kruschnexus.lexical.analysis import file_words, line_markers, title_of
 from kruschnexus.model import Chunk, Page, to_xywh
 from kruschnexus.parse.ocr import tesseract_languages, tesseract_version
-from kruschnexus.store.postgres import DocumentWriter, PgStore
+from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.records import BlockRecord, DocumentRecord, PageRecord, ReadVersionsRow, SpanRecord, StoredRow
+from kruschnexus.store.writer import DocumentWriter
 from kruschnexus.worker import ReaderBugError, ReadLimits, ReadWorker
 
 CHUNKER_VERSION = "sections-13"

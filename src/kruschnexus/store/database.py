@@ -14,7 +14,8 @@ from pathlib import Path
 
 from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
 from kruschnexus.store.embedded import EmbeddedServer
-from kruschnexus.store.postgres import Connection, PgStore
+from kruschnexus.store.postgres import PgStore
+from kruschnexus.store.writer import Connection
 
 #: A server that has just restarted refuses connections while it replays its log: tried this long per call.
 CONNECT_PATIENCE_SECONDS = 3.0
