@@ -324,14 +324,16 @@ def stepper(bar: Progress, title: str) -> Callable[[Step], None]:
     how far it is when the phase counts (blocks of the table, indexes rebuilt, tuples). A step that counts nothing
     after one that did gets a task of its own (rich keeps a task's total when given none)."""
     task = bar.add_task(title, total=None)
+    counted = False
 
     def show(step: Step) -> None:
-        nonlocal task
+        nonlocal task, counted
         description = f"{title}: {step.phase}" + (f" ({step.unit})" if step.unit else "")
-        if step.total is None:
+        if step.total is None and counted:
             bar.remove_task(task)
             task = bar.add_task(description, total=None)
         else:
             bar.update(task, description=description, completed=step.done or 0, total=step.total)
+        counted = step.total is not None
 
     return show

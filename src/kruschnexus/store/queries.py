@@ -370,6 +370,7 @@ SELECT_OLDER_OUT_OF_LINE = sql.SQL(
 ).format(older=_OLDER_SPANS)
 #: Rewrite the spans table and rebuild its indexes (vectors stored before migration 0011 move into their rows).
 REWRITE_SPANS = sql.SQL("VACUUM (FULL, ANALYZE) spans")
+#: The session's name in ``pg_stat_activity`` (a progress watcher's, see :mod:`~kruschnexus.store.progress`).
 SET_APPLICATION_NAME = sql.SQL("SELECT set_config('application_name', %(name)s, false)")
 #: Where one backend's long maintenance stands (:class:`~kruschnexus.store.records.ProgressRow`): waiting for a lock,
 #: or a table rewrite's or an index build's phase and counts (PostgreSQL's progress views).
