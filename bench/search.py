@@ -159,7 +159,7 @@ class Prepared:
 def prepare(corpus: Corpus, raw: str) -> Prepared:
     """Parse ``raw`` and build both legs exactly as ``run_search`` does, with the query vector embedded once."""
     from kruschnexus.retrieve.filters import lexical_query, search_filter
-    from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows
+    from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows, seed_depth
     from kruschnexus.retrieve.query import parse_query
     from kruschnexus.store.queries import SpanFilter, dense_leg
 
@@ -172,19 +172,33 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
     index = corpus.lexicon.index(corpus.workspace)
     lexical = lexical_query(parsed, parsed.search_text, (), fusion)
 
+    depth = max(fusion.sparse_depth, seed_depth(index, span_f, fusion))
+
     def sparse() -> list[Any]:
-        """The lexical leg: the BM25 index, then its spans read back through the SQL filter."""
-        ranked = index.search(lexical, fusion.sparse_depth)
-        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked)
+        """The lexical leg: the BM25 index (as deep as the dense leg's mending reads), then its spans read back
+        through the SQL filter."""
+        ranked = index.search(lexical, depth)
+        return keyed_rows(corpus.store, span_f, parsed.search_text, ranked[: fusion.sparse_depth])
 
     seeds = sparse()  # what the lexical leg gives the dense one, as in the search
     counted = functools.partial(index.phrase_spans, parsed.phrases) if parsed.phrases else None
+    deep = index.search(lexical, depth)
+    deeper = [h.key for h in deep] if len(deep) > fusion.sparse_depth else []
 
     def dense(seeded: bool = True) -> tuple[list[Any], tuple[Any, dict[str, Any]]]:
-        """The dense leg as the search runs it (``seeded``: checked against the lexical leg's spans, and walked
-        again when one is nearer than its tenth row): its rows, and the statement that gave them."""
+        """The dense leg as the search runs it (``seeded``: checked against the lexical leg's spans, walked again
+        when one is nearer than its tenth row, and mended from deeper in the lexical ranking under a filter): its
+        rows, and the statement that gave them."""
         return dense_leg_rows(
-            store, span_f, dim, parsed.search_text, vector, fusion, seeds if seeded else (), phrase_spans=counted
+            store,
+            span_f,
+            dim,
+            parsed.search_text,
+            vector,
+            fusion,
+            seeds if seeded else (),
+            phrase_spans=counted,
+            deeper=deeper if seeded else (),
         )
 
     def exact() -> list[Any]:

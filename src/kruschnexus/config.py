@@ -183,6 +183,12 @@ class Settings:
             not to find ``dense_depth`` that do, and the two meet near that square root (measured at 10^6 spans:
             about 13,000 spans passing, 1.8 times it), which the planner's estimate of a section overstates two to
             three times. Env ``NEXUS_DENSE_EXACT``.
+        dense_seeds: under a filter, in a workspace of at least 200,000 spans, the spans this deep in the lexical
+            index's ranking (past the lexical leg's own ``sparse_depth``) that pass the filter, and are nearer the
+            question than the farthest span of the dense leg's walk of the HNSW graph, join that walk's spans: under
+            a filter the walk may stop short of the nearest spans that pass, in a cluster of near-copies of a clause
+            (at 10^6 spans recall@10 0.938 -> see ``bench/README.md``). 0 leaves the walks as they are. Env
+            ``NEXUS_DENSE_SEEDS``.
         ocr: when PDF pages are OCR'd: ``auto`` (pages without a usable text layer), ``always`` or ``never``.
             Env ``NEXUS_OCR``; ``nexus ingest --ocr`` wins.
         ocr_workers: pages OCR'd side by side, one single-threaded Tesseract process each. Env
@@ -246,6 +252,7 @@ class Settings:
     hnsw_ef_construction: int = HNSW_EF_CONSTRUCTION
     dense_scan: int = 400
     dense_exact: float = 4.0
+    dense_seeds: int = 400
     local_idf_min_weight: float = 0.01
     local_idf_max_documents: int = 3
     twin_same_passage: float = 0.8
@@ -370,8 +377,10 @@ def _int(name: str, raw: Any) -> int | None:
     if name == "embed_batch" and str(raw).strip().lower() == "auto":
         return None  # the model's own choice, even where config.toml set a number
     value = int(raw)
+    if name == "dense_seeds" and value == 0:
+        return 0  # off
     if value <= 0:
-        raise ValueError("must be positive")
+        raise ValueError("must be positive" + (" (or 0: off)" if name == "dense_seeds" else ""))
     if name == "ef_search" and value > MAX_EF_SEARCH:
         raise ValueError(f"pgvector allows at most {MAX_EF_SEARCH}")
     bounds = {"hnsw_m": HNSW_M_RANGE, "hnsw_ef_construction": HNSW_EF_CONSTRUCTION_RANGE}.get(name)

@@ -399,6 +399,7 @@ class Corpus:
             ef_search=s.ef_search,
             dense_scan=s.dense_scan,
             dense_exact=s.dense_exact,
+            dense_seeds=s.dense_seeds,
             absent_misspelt_chars=s.absent_misspelt_chars,
             absent_share=s.absent_share,
             absent_document_min=s.absent_document_min,

@@ -491,3 +491,95 @@ def test_a_leg_s_work_mem_is_set_for_its_transaction_alone(binders: Corpus) -> N
         plain = conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
     after = store.conn.execute("SELECT current_setting('work_mem') AS value").fetchone()
     assert plain == before and after == before
+
+
+def test_spans_deeper_in_the_lexical_ranking_mend_a_filtered_walk(binders: Corpus) -> None:
+    """Keys from deeper in the lexical ranking join a walk's rows where their spans pass the filter and are nearer
+    than the farthest row, at their ranks and with their exact cosines; a span the filter refuses, one farther than
+    every row, and one already among the rows change nothing."""
+    from kruschnexus.retrieve.legs import _deepened
+
+    raw = "insurance with financially sound carriers doc_type:agreement"
+    parsed = parse_query(raw)
+    f = span_filter(parsed, binders.workspace)
+    exact = _exact(binders, raw, 20)
+    refused = _exact(binders, "insurance with financially sound carriers doc_type:lease", 1)
+    assert len(exact) == 20 and refused and refused[0].key not in {r.key for r in exact}
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    common = {"text": parsed.search_text, "limit": 10, "vector": vector}
+    walked = [*exact[:3], *exact[5:12]]  # as if the walk had missed the 4th and 5th nearest
+    deeper = [refused[0].key, exact[15].key, exact[4].key, exact[0].key, exact[3].key, exact[4].key]
+    mended = _deepened(binders.store, f, binders.embedder.dim, common, walked, (), deeper)
+    assert [r.key for r in mended] == [r.key for r in exact[:10]]
+    assert [r.cosine for r in mended] == pytest.approx([r.cosine for r in exact[:10]], abs=1e-6)
+    assert mended[3] == exact[3], "read whole, as the lexical leg reads its spans"
+    assert _deepened(binders.store, f, binders.embedder.dim, common, walked, (), [exact[15].key]) == walked
+    assert _deepened(binders.store, f, binders.embedder.dim, common, [], (), deeper) == []
+    short = exact[:2]  # a walk short of its depth: only spans nearer than its farthest row join
+    assert _deepened(binders.store, f, binders.embedder.dim, common, short, (), deeper) == short
+    seeded = _deepened(binders.store, f, binders.embedder.dim, common, walked, [exact[3], exact[4]], deeper)
+    assert seeded == walked, "the lexical leg's own spans were the walk's seeds already"
+
+
+def test_the_lexical_ranking_mends_only_filtered_walks_of_large_workspaces(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kruschnexus.retrieve import legs
+
+    index = binders.lexicon.index(binders.workspace)
+    fusion = binders.fusion_settings()
+    filtered = span_filter(parse_query("insurance doc_type:agreement"), binders.workspace)
+    plain = span_filter(parse_query("insurance"), binders.workspace)
+    assert legs.seed_depth(index, filtered, fusion) == 0, f"{index.span_count()} spans: the graph's walk is enough"
+    monkeypatch.setattr(legs, "DEEPER_FROM", index.span_count())
+    assert legs.seed_depth(index, filtered, fusion) == fusion.dense_seeds > fusion.sparse_depth
+    assert legs.seed_depth(index, plain, fusion) == 0
+    for seeds in (0, fusion.sparse_depth):
+        assert legs.seed_depth(index, filtered, dataclasses.replace(fusion, dense_seeds=seeds)) == 0
+
+
+def test_a_search_mending_its_walks_answers_as_one_that_does_not(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Here the walks are exact, so the mending (asked of every filtered question that walks the graph) finds
+    nothing to add: the same hits, with the lexical ranking read deeper than its leg keeps."""
+    from kruschnexus.retrieve import legs
+
+    questions = [
+        "insurance with financially sound carriers doc_type:agreement",
+        '"insurance" doc_type:agreement page:1-10',
+        "rent doc:*contract* -insurance",
+    ]
+    fusion = dataclasses.replace(binders.fusion_settings(), sparse_depth=5, dense_seeds=60)
+    monkeypatch.setattr(binders, "fusion_settings", lambda: fusion)  # the lexical leg keeps fewer than it ranks
+    before = {raw: binders.search(raw, k=5) for raw in questions}
+    deepened: list[int] = []
+    mend = legs._deepened
+
+    def noting(*args: Any) -> list[LegRow]:
+        deepened.append(len(args[-1]))
+        return mend(*args)
+
+    monkeypatch.setattr(legs, "DEEPER_FROM", 0)
+    monkeypatch.setattr(legs, "_deepened", noting)
+    for raw in questions:
+        assert binders.search(raw, k=5) == before[raw], raw
+    assert deepened and all(n > fusion.sparse_depth for n in deepened), deepened
+
+
+def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
+    """The lexical leg's spans are read by their keys whatever the filter: a phrase's or a ``doc:`` pattern's
+    estimate never has the planner read the spans another way first."""
+    parsed = parse_query('"insurance" doc:*binder* -premium page:1-20')
+    f = span_filter(parsed, binders.workspace)
+    keys = [r.key for r in _exact(binders, "insurance", 30)]
+    for statement, params in (q.keyed_leg(f), q.keyed_nearer(f, binders.embedder.dim)):
+        vector = binders.embedder.embed([parsed.search_text])[0]
+        bound = {**params, "text": parsed.search_text, "vector": vector, "farthest": -1.0}
+        bound |= {
+            "key_docs": [k[0] for k in keys],
+            "key_pages": [k[1] for k in keys],
+            "key_ordinals": [k[2] for k in keys],
+        }
+        plan = "\n".join(binders.store.explain_leg(statement, bound, planned_for_values=True))
+        assert "spans_pkey" in plan and "Bitmap" not in plan and "Seq Scan on spans" not in plan, plan

@@ -120,7 +120,13 @@ def _statements() -> Iterator[tuple[str, str]]:
         value = getattr(q, name)
         if isinstance(value, sql.Composable):
             yield name, value.as_string(None)
-    legs = (q.dense_leg(full, 384), q.nearest_first_leg(full, 384), q.fulltext_leg(full), q.keyed_leg(full))
+    legs = (
+        q.dense_leg(full, 384),
+        q.nearest_first_leg(full, 384),
+        q.fulltext_leg(full),
+        q.keyed_leg(full),
+        q.keyed_nearer(full, 384),
+    )
     for leg, _ in (*legs, q.dense_leg(as_of, 384)):
         yield "leg", leg.as_string(None)
     yield "span_cosines", q.span_cosines(384).as_string(None)

@@ -178,6 +178,7 @@ RANKING_KNOBS = [
     ("hnsw_ef_construction", "300", 300, 200),
     ("agree_margin", "0.1", 0.1, 0.05),
     ("agree_coverage", "0.6", 0.6, 0.5),
+    ("dense_seeds", "800", 800, 400),
 ]
 #: Knobs that are a share of something: more than 0, at most 1.
 SHARES = {"section_inside_share", "absent_share", "name_distinctive_share", "twin_same_passage", "twin_stands_for"}
@@ -200,6 +201,9 @@ def test_ranking_knobs_refuse_values_out_of_range(tmp_path: Path, name: str, def
     elif isinstance(default, int):
         beyond = {"ef_search": ["1001"], "hnsw_m": ["1", "101"], "hnsw_ef_construction": ["3", "1001"]}
         bad = ["0", "-2", "2.5", "many", *beyond.get(name, [])]
+        if name == "dense_seeds":  # 0 is off
+            bad.remove("0")
+            assert Settings.load(overrides={"home": tmp_path}, env={"NEXUS_DENSE_SEEDS": "0"}).dense_seeds == 0
     else:
         bad = ["0", "-1", "nan", "inf", "heavy"]
     for raw in bad:

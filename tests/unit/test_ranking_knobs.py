@@ -59,6 +59,7 @@ CHANGED = {
     "NEXUS_EF_SEARCH": "300",
     "NEXUS_DENSE_SCAN": "800",
     "NEXUS_DENSE_EXACT": "2.5",
+    "NEXUS_DENSE_SEEDS": "600",
 }
 #: The lexical leg's knobs, set on each query by :func:`~kruschnexus.retrieve.filters.lexical_query`.
 LEXICAL = ("local_idf", "local_idf_min_weight", "local_idf_max_documents", "context_boost", "ids_boost")

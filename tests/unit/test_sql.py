@@ -66,6 +66,11 @@ def test_keyed_leg_is_pinned() -> None:
     _check("keyed_leg.sql", sql.as_string(None))
 
 
+def test_keyed_nearer_is_pinned() -> None:
+    sql, _ = q.keyed_nearer(FULL, 384)
+    _check("keyed_nearer.sql", sql.as_string(None))
+
+
 def test_span_cosines_is_pinned() -> None:
     """The check's cosines: by primary key within the workspace, only spans of the question's dimension."""
     _check("span_cosines.sql", q.span_cosines(384).as_string(None))

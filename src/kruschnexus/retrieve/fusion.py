@@ -90,6 +90,8 @@ class FusionSettings:
     #: Under a filter that passes spans by their keys, the dense leg ranks exactly when at most this many times
     #: sqrt(dense_depth x spans stored) pass (see ``Settings.dense_exact``).
     dense_exact: float = default_of("dense_exact", float)
+    #: How deep in the lexical ranking a filtered walk of the graph is mended (see ``Settings.dense_seeds``).
+    dense_seeds: int = default_of("dense_seeds", int)
     #: Added to the floor when the question holds a word no document of the workspace holds and names no document:
     #: only a passage this much closer in meaning may stand for what the workspace never mentions.
     absent_margin: float = default_of("absent_margin", float)

@@ -39,7 +39,7 @@ from kruschnexus.retrieve.fusion import (
     abstain_record,
     fuse,
 )
-from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows, row_cosine
+from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows, row_cosine, seed_depth
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
 from kruschnexus.retrieve.vocabulary import (
@@ -255,6 +255,7 @@ class _Legs:
         sparse_rows: list[LegRow] = []
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
+        deeper: list[tuple[str, int, int]] = []
         # The lexical leg first: the question's embedding may still be on its way while the lexical index is
         # searched and its spans read (the dense leg's check reads their cosines later, by key).
         if "sparse" in s.legs and span_f.pinned:
@@ -264,14 +265,25 @@ class _Legs:
             sparse_rows = self.store.run_leg(sparse_sql, bound, planned_for_values=span_f.planned_for_values)
         elif "sparse" in s.legs:
             lexical = lexical_query(query, self.text, doc_ids, s)
-            ranked = self.index.search(lexical, s.sparse_depth)
+            # One ranking serves the lexical leg (its first spans) and the dense leg's mending (all of them).
+            deep = self.index.search(lexical, max(s.sparse_depth, seed_depth(self.index, span_f, s)))
+            ranked = deep[: s.sparse_depth]
+            deeper = [h.key for h in deep] if len(deep) > len(ranked) else []
             scores = {h.key: h.coverage for h in ranked}
             sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
             dim = self.embedder.dim
             counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
             dense_rows, _ = dense_leg_rows(
-                self.store, span_f, dim, self.text, self.vector, s, seeds=sparse_rows, phrase_spans=counted
+                self.store,
+                span_f,
+                dim,
+                self.text,
+                self.vector,
+                s,
+                seeds=sparse_rows,
+                phrase_spans=counted,
+                deeper=deeper,
             )
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 

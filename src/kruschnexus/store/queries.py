@@ -717,20 +717,35 @@ def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     return query, params
 
 
+#: The spans of the keys in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s``, each read by its primary
+#: key, then its document and page by theirs: lateral reads of one row, which the planner can neither fold into
+#: joins nor reorder. Folded, a quoted phrase's constant estimate (97 spans of 10^6) had it read every span holding
+#: the phrase's trigrams and hash them with the keys (``"events of default" page:1-50``: 6,621 spans, 118 ms, where
+#: 400 keys read by key take about 5), and a ``doc:`` pattern's estimate of one document had it read the 50 keys
+#: again for each of the 25 documents that matched (20 ms at 10^5 spans, where reading them once takes 1).
+_KEYED_SPANS = sql.SQL(
+    "unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]) AS k(doc_id, page_number, ordinal)"
+    " CROSS JOIN LATERAL (SELECT * FROM spans s0 WHERE s0.workspace = %(workspace)s AND s0.doc_id = k.doc_id"
+    " AND s0.page_number = k.page_number AND s0.ordinal = k.ordinal LIMIT 1) AS s"
+    " CROSS JOIN LATERAL (SELECT * FROM documents d0 WHERE d0.workspace = s.workspace AND d0.doc_id = s.doc_id"
+    " LIMIT 1) AS d"
+    " CROSS JOIN LATERAL (SELECT * FROM pages p0 WHERE p0.workspace = s.workspace AND p0.doc_id = s.doc_id"
+    " AND p0.page_number = s.page_number LIMIT 1) AS p"
+)
+
+
 def keyed_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
     """The spans whose keys are given in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s`` (the lexical
     index's ranking, each key once) that also pass the filter; needs ``%(text)s`` for ``fulltext_match``.
 
-    The keys lead the join, each found by primary key, then its document and page: as a semi-join (``IN``) the
-    planner expected some 25,000 rows from 50 keys and hashed the whole documents or pages table (at 10^5 spans,
-    7 ms of a 7.8 ms read went to hashing 10,000 pages)."""
+    The keys lead, each span found by primary key, then its document and page (:data:`_KEYED_SPANS`): as a
+    semi-join (``IN``) the planner expected some 25,000 rows from 50 keys and hashed the whole documents or pages
+    table (at 10^5 spans, 7 ms of a 7.8 ms read went to hashing 10,000 pages), and as joins it could still begin
+    elsewhere."""
     where, params = span_filter_sql(f)
-    query = sql.SQL(
-        "SELECT {cols}, {all_terms} AS fulltext_match"
-        " FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]) AS k(doc_id, page_number,"
-        " ordinal) JOIN spans s ON s.workspace = %(workspace)s AND s.doc_id = k.doc_id"
-        " AND s.page_number = k.page_number AND s.ordinal = k.ordinal {joins} WHERE {where}"
-    ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, joins=sql.SQL(_SPAN_JOINS), where=where)
+    query = sql.SQL("SELECT {cols}, {all_terms} AS fulltext_match FROM {keyed} WHERE {where}").format(
+        cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, keyed=_KEYED_SPANS, where=where
+    )
     return query, params
 
 
@@ -743,6 +758,27 @@ def span_cosines(dim: int) -> sql.Composed:
         " WHERE s.workspace = %(workspace)s AND s.dim = {dim} AND (s.doc_id, s.page_number, s.ordinal) IN"
         " (SELECT * FROM unnest(%(key_docs)s::text[], %(key_pages)s::int[], %(key_ordinals)s::int[]))"
     ).format(distance=_distance(dim), dim=sql.Literal(int(dim)))
+
+
+def keyed_nearer(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
+    """:func:`keyed_leg` (needs ``%(text)s`` too) of the spans of ``dim`` dimensions nearer ``%(vector)s`` than the
+    cosine ``%(farthest)s``, with their cosines: the dense leg mends a filtered walk of the graph with these (keys
+    from deeper in the lexical index's ranking than its leg keeps). Only the spans that join the walk's rows are
+    read whole."""
+    where, params = span_filter_sql(f)
+    query = sql.SQL(
+        "SELECT {cols}, {all_terms} AS fulltext_match, 1 - ({distance}) AS cosine"
+        " FROM {keyed}"
+        " WHERE s.dim = {dim} AND 1 - ({distance}) > %(farthest)s AND {where}"
+    ).format(
+        cols=_HIT_COLUMNS,
+        all_terms=_ALL_TERMS,
+        distance=_distance(dim),
+        keyed=_KEYED_SPANS,
+        dim=sql.Literal(int(dim)),
+        where=where,
+    )
+    return query, params
 
 
 INSERT_TOKEN = insert_statement("tokens", TokenRecord)
