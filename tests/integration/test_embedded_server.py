@@ -3,12 +3,14 @@ when it starts, through a file its ``postgresql.conf`` includes once."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from kruschnexus.errors import StoreError
 from kruschnexus.store.buffers import SETTINGS_FILE, configure, shared_buffers
 from kruschnexus.store.embedded import EmbeddedServer
 
@@ -69,3 +71,51 @@ def test_a_configured_size_applies_and_the_include_is_written_once(tmp_path: Pat
         assert _buffers(again.start()) == 144 << 20
     finally:
         again.stop()
+
+
+def _maps_what_it_asks() -> bool:
+    """The kernel refuses a shared mapping far larger than its memory (heuristic or strict overcommit)."""
+    try:
+        return Path("/proc/sys/vm/overcommit_memory").read_text(encoding="ascii").strip() != "1"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _maps_what_it_asks(), reason="this kernel maps any size (vm.overcommit_memory = 1)")
+def test_a_start_that_fails_with_auto_s_size_starts_with_postgresql_s_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``auto`` may ask more than a host lets PostgreSQL map: the server then starts with 128 MB, and says so.
+    A size the settings name is not second-guessed: its failure is the error, naming the size."""
+    server = EmbeddedServer(tmp_path / "pgdata")
+    if server.fallback is None:
+        pytest.skip(f"auto is PostgreSQL's default here ({server.buffers}): nothing to fall back to")
+    server.buffers = "1000GB"  # as if auto had chosen more than this host maps
+    try:
+        with caplog.at_level(logging.WARNING, logger="kruschnexus.store.embedded"):
+            assert _buffers(server.start()) == 128 << 20
+    finally:
+        server.stop()
+    assert "did not start" in caplog.text and "shared_buffers 128MB instead of 1000GB" in caplog.text
+    assert (tmp_path / "pgdata" / SETTINGS_FILE).read_text(encoding="utf-8") == "shared_buffers = '128MB'\n"
+    given = EmbeddedServer(tmp_path / "pgdata", "1000GB")
+    assert given.fallback is None
+    with pytest.raises(StoreError, match=r"did not start .*shared_buffers: 1048576000kB"):
+        given.start()
+    again = EmbeddedServer(tmp_path / "pgdata", "144MB")  # nothing of the failed starts is left behind
+    try:
+        assert _buffers(again.start()) == 144 << 20
+    finally:
+        again.stop()
+
+
+def test_the_settings_file_is_written_only_when_its_size_changes(tmp_path: Path) -> None:
+    pgdata = tmp_path / "pgdata"
+    pgdata.mkdir()
+    (pgdata / "postgresql.conf").write_text("max_connections = 100\n", encoding="utf-8")
+    assert configure(pgdata, "160MB")
+    first = (pgdata / SETTINGS_FILE).stat()
+    assert configure(pgdata, "160MB")
+    assert (pgdata / SETTINGS_FILE).stat().st_ino == first.st_ino, "the same file: not replaced"
+    assert configure(pgdata, "176MB")
+    assert (pgdata / SETTINGS_FILE).read_text(encoding="utf-8") == "shared_buffers = '176MB'\n"

@@ -2,8 +2,10 @@
 
 ``auto`` is a quarter of the memory this process may use: the machine's, or less under a container's limit (cgroup
 v2 ``memory.max``, v1 ``memory.limit_in_bytes``) or strict overcommit (``vm.overcommit_memory = 2``, where the whole
-cache is committed when the server starts), from 128 MB to 8 GB. The size is written into ``nexus.conf`` in the
-data folder before each start, and the folder's ``postgresql.conf`` includes that file (a line appended once). A
+cache is committed when the server starts), from 128 MB to 8 GB; a start that fails with that size tries once more
+with 128 MB, PostgreSQL's own default, and warns. The size is written into ``nexus.conf`` in the data folder before
+each start (unless the file already says it), and the folder's ``postgresql.conf`` includes that file (a line
+appended once). A
 setting made with ``ALTER SYSTEM`` still wins. Writing it is best effort: a folder whose files cannot be written
 starts with what it had, with a warning.
 """
@@ -27,6 +29,8 @@ SETTINGS_FILE = "nexus.conf"
 _INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'".encode()
 #: ``auto``'s bounds (MB).
 SHARED_BUFFERS_MB = (128, 8192)
+#: What a start that failed with ``auto``'s size tries instead: PostgreSQL's own default.
+FALLBACK_BUFFERS = f"{SHARED_BUFFERS_MB[0]}MB"
 #: Threads of one process share the wheel's inter-process lock (``fcntl`` locks belong to the process).
 _WRITING = threading.Lock()
 _CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
@@ -69,11 +73,14 @@ def configure(pgdata: Path, buffers: str) -> bool:
             if _INCLUDE not in conf.read_bytes().splitlines():
                 with conf.open("ab") as out:  # appended: the file keeps its owner and mode
                     out.write(b"\n# KruschNexus: the embedded server's own settings\n" + _INCLUDE + b"\n")
+            wanted = f"shared_buffers = '{buffers}'\n".encode()
+            if _read_bytes(pgdata / SETTINGS_FILE) == wanted:
+                return True  # as the last start left it: not written again
             owner = pgdata.stat()
             handle, staged = tempfile.mkstemp(dir=pgdata, prefix=f"{SETTINGS_FILE}.")
             try:
                 with os.fdopen(handle, "wb") as out:
-                    out.write(f"shared_buffers = '{buffers}'\n".encode())
+                    out.write(wanted)
                 os.chmod(staged, 0o600)
                 if os.geteuid() == 0 and owner.st_uid != 0:
                     os.chown(staged, owner.st_uid, owner.st_gid)
@@ -84,6 +91,13 @@ def configure(pgdata: Path, buffers: str) -> bool:
             _log.warning("the embedded server in %s keeps its buffer cache: its settings not written (%s)", pgdata, exc)
             return False
     return True
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _read(path: Path) -> str | None:

@@ -8,6 +8,7 @@ the pids of dead processes first.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -21,7 +22,7 @@ from typing import Any
 import psutil
 
 from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
-from kruschnexus.store.buffers import configure, shared_buffers
+from kruschnexus.store.buffers import FALLBACK_BUFFERS, configure, shared_buffers
 
 _log = logging.getLogger(__name__)
 
@@ -36,6 +37,9 @@ class EmbeddedServer:
     def __init__(self, pgdata: Path, buffers: str = "auto") -> None:
         self.pgdata = pgdata
         self.buffers = shared_buffers(buffers)
+        #: The size a start that failed with ``auto``'s size tries once more: PostgreSQL's own default. ``None`` when
+        #: the size was given (the settings' choice is not second-guessed) or is that default already.
+        self.fallback = FALLBACK_BUFFERS if buffers.lower() == "auto" and self.buffers != FALLBACK_BUFFERS else None
         self._server: Any = None
 
     def start(self) -> str:
@@ -52,20 +56,41 @@ class EmbeddedServer:
         except OSError as exc:
             raise ConfigError(f"cannot create the data folder {self.pgdata.parent}: {exc}") from exc
         try:
-            if not (self.pgdata / "PG_VERSION").exists():
-                self._initialise(postgres_server)
-            with postgres_server.PostgresServer._lock:
-                configure(self.pgdata, self.buffers)  # a server already running keeps its own until it restarts
-                forget_dead_holders(self.pgdata)
-            self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
+            self._start(postgres_server)
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
-            log = self.pgdata / "log"
-            tail = log.read_text(errors="replace")[-800:] if log.is_file() else ""
-            raise StoreError(
-                f"the embedded PostgreSQL in {self.pgdata} did not start ({exc}; its shared_buffers:"
-                f" {self.buffers}, NEXUS_PG_SHARED_BUFFERS). {tail}"
-            ) from exc
+            failure = self._failure(exc)
+            if self.fallback is None:
+                raise StoreError(failure) from exc
+            # auto's size may be more than this host lets PostgreSQL map (a container's shared memory, a
+            # kernel's limits): the server starts as PostgreSQL's default would rather than not at all.
+            chosen, self.buffers, self.fallback = self.buffers, self.fallback, None
+            _log.warning("%s; starting it with shared_buffers %s instead of %s", failure, self.buffers, chosen)
+            try:
+                self._start(postgres_server)
+            except (subprocess.SubprocessError, OSError, AssertionError) as again:
+                raise StoreError(f"{self._failure(again)}; first, with {chosen}: {failure}") from again
         return str(self._server.get_uri())
+
+    def _start(self, postgres_server: Any) -> None:
+        if not (self.pgdata / "PG_VERSION").exists():
+            self._initialise(postgres_server)
+        with postgres_server.PostgresServer._lock:
+            configure(self.pgdata, self.buffers)  # a server already running keeps its own until it restarts
+            forget_dead_holders(self.pgdata)
+        try:
+            self._server = postgres_server.get_server(self.pgdata, cleanup_mode="stop")
+        except BaseException:
+            _forget_unstarted(postgres_server.PostgresServer, self.pgdata)
+            raise
+
+    def _failure(self, exc: BaseException) -> str:
+        """What a failed start says: the error, the buffer cache it asked for, and the end of the server's log."""
+        log = self.pgdata / "log"
+        tail = log.read_text(errors="replace")[-800:] if log.is_file() else ""
+        return (
+            f"the embedded PostgreSQL in {self.pgdata} did not start ({exc}; its shared_buffers: {self.buffers},"
+            f" NEXUS_PG_SHARED_BUFFERS). {tail}"
+        ).rstrip()
 
     def _initialise(self, postgres_server: Any) -> None:
         """Create a new data folder beside its final place and rename it there when complete, so a process killed
@@ -125,6 +150,18 @@ class EmbeddedServer:
                 # The postmaster had died (killed, never restarted) and was reaped while the wheel stopped it.
                 _log.warning("embedded server %s: the postmaster had already exited", self.pgdata)
             self._server = None
+
+
+def _forget_unstarted(server_class: Any, pgdata: Path) -> None:
+    """Drop the wheel's handle on ``pgdata`` if its server never started. The wheel keeps a handle whose start
+    failed and gives it to every later ``get_server`` of the folder in this process, which then fails on its missing
+    postmaster; forgotten, the next start (another size, a repaired folder) tries afresh."""
+    key = pgdata.expanduser().resolve()
+    with server_class._lock:
+        handle = server_class._instances.get(key)
+        if handle is not None and handle._postmaster_info is None:
+            del server_class._instances[key]
+            atexit.unregister(handle._cleanup)
 
 
 def forget_dead_holders(pgdata: Path) -> list[int]:
