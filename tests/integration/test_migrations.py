@@ -14,6 +14,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
+from kruschnexus.errors import StoreError
 from kruschnexus.store.migrate import available, migrate
 from kruschnexus.store.postgres import PgStore
 
@@ -159,3 +160,28 @@ def test_vectors_move_into_their_rows_and_the_store_counts_those_left_in_toast(d
             assert _vectors(conn) == before
         finally:
             store.close()
+
+
+def test_an_upgrade_that_waits_on_other_sessions_gives_way_and_is_tried_again(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A migration that needs a table another session's transaction holds waits a bounded time (a statement queued
+    for an exclusive lock would stall every later reader of the table), rolls the whole upgrade back and tries
+    again; when every try waited too long, a clear error and nothing applied. Once the other transaction ends, the
+    upgrade goes through."""
+    with _database_before(database_url, 10) as (dsn, conn):
+        pending = [m.version for m in available() if m.version >= 10]
+        with psycopg.connect(dsn) as reader:
+            reader.execute("SELECT count(*) FROM spans")  # a search's transaction, left open
+            with caplog.at_level("WARNING", logger="kruschnexus.store.migrate"):
+                with pytest.raises(StoreError, match=r"not upgraded: 2 tries each waited more than 100ms"):
+                    migrate(conn, lock_timeout="100ms", attempts=2)
+            assert "try 1 of 2" in caplog.text
+            done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations").fetchall()}
+            assert not done & set(pending), "nothing of the upgrade is applied"
+            assert reader.execute("SELECT count(*) FROM spans").fetchone() is not None, "the reader went on"
+        assert [m.version for m in migrate(conn, lock_timeout="100ms", attempts=2)] == pending
+        columns = conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'spans'"
+        ).fetchall()
+        assert "line_markers" in {c["column_name"] for c in columns}

@@ -159,6 +159,9 @@ class PgStore:
         except psycopg.Error as exc:
             conn.close()
             raise StoreError(f"cannot prepare the database (is pgvector installed?): {exc}") from exc
+        except StoreError:
+            conn.close()
+            raise
         return conn
 
     def _bypasses_row_security(self) -> bool:
