@@ -581,5 +581,9 @@ def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
             "key_pages": [k[1] for k in keys],
             "key_ordinals": [k[2] for k in keys],
         }
-        plan = "\n".join(binders.store.explain_leg(statement, bound, planned_for_values=True))
-        assert "spans_pkey" in plan and "Bitmap" not in plan and "Seq Scan on spans" not in plan, plan
+        lines = binders.store.explain_leg(statement, bound, planned_for_values=True)
+        plan = "\n".join(lines)
+        keys_at = next(i for i, line in enumerate(lines) if "Function Scan on k" in line)
+        spans_at = next(i for i, line in enumerate(lines) if " on spans s0" in line)
+        assert keys_at < spans_at, f"each span is read for a key: {plan}"
+        assert "Bitmap Heap Scan on spans" not in plan and "Seq Scan on spans" not in plan, plan
