@@ -71,6 +71,13 @@ class StoreError(PkgError):
     public = "the database refused the operation"
 
 
+class SchemaBusy(StoreError):
+    """The schema's upgrade waited too long for other sessions' transactions (a long ingest, a reindex): nothing of
+    it was applied, and connecting again at once would only wait again."""
+
+    public = "the database is being upgraded and other work holds its tables; retry in a minute"
+
+
 class StoreUnavailable(StoreError):
     """The connection to the database was lost, or the server is (re)starting: the same call may succeed
     after :attr:`retry_after` seconds."""

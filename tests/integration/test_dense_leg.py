@@ -508,6 +508,7 @@ def test_spans_deeper_in_the_lexical_ranking_mend_a_filtered_walk(binders: Corpu
     vector = binders.embedder.embed([parsed.search_text])[0]
     common = {"text": parsed.search_text, "limit": 10, "vector": vector}
     walked = [*exact[:3], *exact[5:12]]  # as if the walk had missed the 4th and 5th nearest
+    assert (refused[0].cosine or 0.0) > (exact[11].cosine or 0.0), "the refused span is nearer than the farthest row"
     deeper = [refused[0].key, exact[15].key, exact[4].key, exact[0].key, exact[3].key, exact[4].key]
     mended = _deepened(binders.store, f, binders.embedder.dim, common, walked, (), deeper)
     assert [r.key for r in mended] == [r.key for r in exact[:10]]
@@ -555,16 +556,27 @@ def test_a_search_mending_its_walks_answers_as_one_that_does_not(
     before = {raw: binders.search(raw, k=5) for raw in questions}
     deepened: list[int] = []
     mend = legs._deepened
+    run_leg = binders.store.run_leg
+    nearer: list[int] = []
 
     def noting(*args: Any) -> list[LegRow]:
         deepened.append(len(args[-1]))
         return mend(*args)
+
+    def reading(statement: Any, params: Any, *args: Any, **kwargs: Any) -> list[LegRow]:
+        rows = run_leg(statement, params, *args, **kwargs)
+        if "farthest" in params:  # the mending's read by key
+            nearer.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(binders.store, "run_leg", reading)
 
     monkeypatch.setattr(legs, "DEEPER_FROM", 0)
     monkeypatch.setattr(legs, "_deepened", noting)
     for raw in questions:
         assert binders.search(raw, k=5) == before[raw], raw
     assert deepened and all(n > fusion.sparse_depth for n in deepened), deepened
+    assert nearer and not any(nearer), "read through the filter, and none nearer than the exact rows' farthest"
 
 
 def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
@@ -581,9 +593,6 @@ def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
             "key_pages": [k[1] for k in keys],
             "key_ordinals": [k[2] for k in keys],
         }
-        lines = binders.store.explain_leg(statement, bound, planned_for_values=True)
-        plan = "\n".join(lines)
-        keys_at = next(i for i, line in enumerate(lines) if "Function Scan on k" in line)
-        spans_at = next(i for i, line in enumerate(lines) if " on spans s0" in line)
-        assert keys_at < spans_at, f"each span is read for a key: {plan}"
-        assert "Bitmap Heap Scan on spans" not in plan and "Seq Scan on spans" not in plan, plan
+        for planned in (True, False):
+            plan = "\n".join(binders.store.explain_leg(statement, bound, planned_for_values=planned))
+            assert "Bitmap Heap Scan on spans" not in plan and "Seq Scan on spans" not in plan, plan

@@ -109,6 +109,26 @@ def test_a_start_that_fails_with_auto_s_size_starts_with_postgresql_s_default(
         again.stop()
 
 
+def test_a_start_that_fails_for_another_reason_is_not_tried_with_less_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only a server that could not have its shared memory starts again with a smaller cache: any other failure (here
+    a setting out of range) is the error, at once, and says what the server logged."""
+    server = EmbeddedServer(tmp_path / "pgdata")
+    try:
+        server.start()
+    finally:
+        server.stop()
+    with (tmp_path / "pgdata" / "postgresql.conf").open("a", encoding="utf-8") as conf:
+        conf.write("\nmax_connections = -1\n")
+    broken = EmbeddedServer(tmp_path / "pgdata")
+    broken.fallback = "128MB"  # as on a machine where auto asks for more than PostgreSQL's default
+    with caplog.at_level(logging.WARNING, logger="kruschnexus.store.embedded"):
+        with pytest.raises(StoreError, match=r"(?s)did not start.*max_connections"):
+            broken.start()
+    assert "instead of" not in caplog.text, "not started again with less memory"
+
+
 def test_the_settings_file_is_written_only_when_its_size_changes(tmp_path: Path) -> None:
     pgdata = tmp_path / "pgdata"
     pgdata.mkdir()

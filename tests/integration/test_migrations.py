@@ -14,7 +14,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
-from kruschnexus.errors import StoreError
+from kruschnexus.errors import SchemaBusy
 from kruschnexus.store.migrate import available, migrate
 from kruschnexus.store.postgres import PgStore
 
@@ -174,7 +174,7 @@ def test_an_upgrade_that_waits_on_other_sessions_gives_way_and_is_tried_again(
         with psycopg.connect(dsn) as reader:
             reader.execute("SELECT count(*) FROM spans")  # a search's transaction, left open
             with caplog.at_level("WARNING", logger="kruschnexus.store.migrate"):
-                with pytest.raises(StoreError, match=r"not upgraded: 2 tries each waited more than 100ms"):
+                with pytest.raises(SchemaBusy, match=r"not upgraded: 2 tries each waited more than 100ms"):
                     migrate(conn, lock_timeout="100ms", attempts=2)
             assert "try 1 of 2" in caplog.text
             done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations").fetchall()}

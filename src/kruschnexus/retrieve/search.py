@@ -266,7 +266,8 @@ class _Legs:
         elif "sparse" in s.legs:
             lexical = lexical_query(query, self.text, doc_ids, s)
             # One ranking serves the lexical leg (its first spans) and the dense leg's mending (all of them).
-            deep = self.index.search(lexical, max(s.sparse_depth, seed_depth(self.index, span_f, s)))
+            mending = seed_depth(self.index, span_f, s) if "dense" in s.legs else 0
+            deep = self.index.search(lexical, max(s.sparse_depth, mending))
             ranked = deep[: s.sparse_depth]
             deeper = [h.key for h in deep] if len(deep) > len(ranked) else []
             scores = {h.key: h.coverage for h in ranked}

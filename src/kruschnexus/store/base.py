@@ -93,3 +93,4 @@ class StoreBase:
         if self._reconnect is None:
             raise StoreUnavailable("the connection to the database was lost")
         self.conn.close()
+        self.conn = self._reconnect()

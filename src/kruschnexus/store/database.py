@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from kruschnexus.errors import ConfigError, StoreError, StoreUnavailable
+from kruschnexus.errors import ConfigError, SchemaBusy, StoreError, StoreUnavailable
 from kruschnexus.store.embedded import EmbeddedServer
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.writer import Connection
@@ -142,6 +142,8 @@ def _connect_patiently(dsn: str) -> Connection:
     while True:
         try:
             return PgStore.open_connection(dsn)
+        except SchemaBusy:
+            raise  # the upgrade waited its own while already
         except StoreError:
             if time.monotonic() + pause > deadline:
                 raise

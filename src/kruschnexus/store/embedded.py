@@ -55,14 +55,15 @@ class EmbeddedServer:
             self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot create the data folder {self.pgdata.parent}: {exc}") from exc
+        logged = self._log_size()
         try:
             self._start(postgres_server)
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             failure = self._failure(exc)
-            if self.fallback is None:
+            if self.fallback is None or not _out_of_shared_memory(self._log_since(logged)):
                 raise StoreError(failure) from exc
-            # auto's size may be more than this host lets PostgreSQL map (a container's shared memory, a
-            # kernel's limits): the server starts as PostgreSQL's default would rather than not at all.
+            # auto's size was more than this host lets PostgreSQL map (a container's shared memory, a kernel's
+            # limits): the server starts as PostgreSQL's default would rather than not at all.
             chosen, self.buffers, self.fallback = self.buffers, self.fallback, None
             _log.warning("%s; starting it with shared_buffers %s instead of %s", failure, self.buffers, chosen)
             try:
@@ -82,6 +83,21 @@ class EmbeddedServer:
         except BaseException:
             _forget_unstarted(postgres_server.PostgresServer, self.pgdata)
             raise
+
+    def _log_size(self) -> int:
+        try:
+            return (self.pgdata / "log").stat().st_size
+        except OSError:
+            return 0
+
+    def _log_since(self, offset: int) -> str:
+        """What the server logged past ``offset`` bytes (none when there is no log)."""
+        try:
+            with (self.pgdata / "log").open("rb") as log:
+                log.seek(offset)
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
 
     def _failure(self, exc: BaseException) -> str:
         """What a failed start says: the error, the buffer cache it asked for, and the end of the server's log."""
@@ -150,6 +166,20 @@ class EmbeddedServer:
                 # The postmaster had died (killed, never restarted) and was reaped while the wheel stopped it.
                 _log.warning("embedded server %s: the postmaster had already exited", self.pgdata)
             self._server = None
+
+
+#: What PostgreSQL logs when it cannot have the shared memory its buffer cache needs.
+_SHARED_MEMORY_FAILURES = (
+    "could not map anonymous shared memory",
+    "could not create shared memory segment",
+    "could not resize shared memory",
+)
+
+
+def _out_of_shared_memory(logged: str) -> bool:
+    """The server's log says it could not have its shared memory (a start that failed for another reason, a slow
+    recovery or a broken folder, is not one a smaller buffer cache mends)."""
+    return any(failure in logged for failure in _SHARED_MEMORY_FAILURES)
 
 
 def _forget_unstarted(server_class: Any, pgdata: Path) -> None:

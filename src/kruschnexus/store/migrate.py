@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import tuple_row
 
-from kruschnexus.errors import StoreError
+from kruschnexus.errors import SchemaBusy
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x6E657875  # advisory lock: one migrator at a time
@@ -21,7 +21,7 @@ _log = logging.getLogger(__name__)
 #: How long a migration's statement waits for a lock other sessions hold before the upgrade is tried again.
 LOCK_TIMEOUT = "5s"
 #: Tries of the whole upgrade, and the pause after the first (growing by as much after each, at most 10 s).
-ATTEMPTS = 6
+ATTEMPTS = 4
 RETRY_PAUSE_SECONDS = 2.0
 
 
@@ -55,14 +55,14 @@ def migrate(
     and tried again after a pause, ``attempts`` times in all.
 
     Raises:
-        StoreError: every attempt waited too long (nothing of the upgrade is applied).
+        SchemaBusy: every attempt waited too long (nothing of the upgrade is applied).
     """
     for attempt in range(1, attempts + 1):
         try:
             return _migrate_once(conn, lock_timeout)
         except psycopg.errors.LockNotAvailable as exc:
             if attempt == attempts:
-                raise StoreError(
+                raise SchemaBusy(
                     f"the database's schema was not upgraded: {attempts} tries each waited more than {lock_timeout}"
                     f" for other sessions' transactions ({str(exc).strip()}). Let long ingests, reindexes or"
                     " open transactions end, then start again"

@@ -13,7 +13,7 @@ from psycopg.rows import class_row, dict_row
 from psycopg.types.json import Jsonb
 
 from kruschnexus.config import IndexBuild
-from kruschnexus.errors import EmbedError, StoreError
+from kruschnexus.errors import EmbedError, SchemaBusy, StoreError
 from kruschnexus.store import queries as q
 from kruschnexus.store.base import CATALOGUE, all_rows, one_row, read
 from kruschnexus.store.leg_reads import LegReads
@@ -70,6 +70,8 @@ class PgStore(LegReads, IndexMaintenance):
         self._reconnect = reconnect
         try:
             self.conn: Connection = self.open_connection(dsn, migrate_schema=not replica)
+        except SchemaBusy:
+            raise  # reconnecting would only wait for the same transactions again
         except StoreError:
             if reconnect is None:
                 raise
