@@ -2,12 +2,11 @@
 
 ``auto`` is a quarter of the memory this process may use: the machine's, or less under a container's limit (cgroup
 v2 ``memory.max``, v1 ``memory.limit_in_bytes``) or strict overcommit (``vm.overcommit_memory = 2``, where the whole
-cache is committed when the server starts), from 128 MB to 8 GB; a start that fails with that size tries once more
-with 128 MB, PostgreSQL's own default, and warns. The size is written into ``nexus.conf`` in the data folder before
-each start (unless the file already says it), and the folder's ``postgresql.conf`` includes that file (a line
-appended once). A
-setting made with ``ALTER SYSTEM`` still wins. Writing it is best effort: a folder whose files cannot be written
-starts with what it had, with a warning.
+cache is committed when the server starts), from 128 MB to 8 GB; a start that could not have that much shared memory
+tries once more with 128 MB, PostgreSQL's own default, and warns. The size is written into ``nexus.conf`` in the
+data folder before each start (unless the file already says it), and the folder's ``postgresql.conf`` includes that
+file (a line appended once). A setting made with ``ALTER SYSTEM`` still wins. Writing it is best effort: a folder
+whose files cannot be written starts with what it had, with a warning.
 """
 
 from __future__ import annotations
