@@ -11,7 +11,6 @@ import math
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from kruschnexus.chunk.titles import is_title_only
@@ -36,11 +35,11 @@ from kruschnexus.retrieve.fusion import (
     Candidate,
     FusionSettings,
     Scored,
-    abstain_record,
     fuse,
 )
 from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows, row_cosine, seed_depth
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
+from kruschnexus.retrieve.trace import explain_trace, reasons
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
 from kruschnexus.retrieve.vocabulary import (
     absent_words,
@@ -49,7 +48,7 @@ from kruschnexus.retrieve.vocabulary import (
     telling_document_absence,
     unknown_names,
 )
-from kruschnexus.schema.v1 import AbstainTrace, CandidateTrace, ExplainTrace, Hit, SearchResponse
+from kruschnexus.schema.v1 import ExplainTrace, Hit, SearchResponse
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.records import LegRow
@@ -145,7 +144,7 @@ def run_search(
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
         _kept(early, False)
-        return SearchOutcome([], functools.partial(_trace, query, embedder, settings, [], {}, 0, None, unknown))
+        return SearchOutcome([], functools.partial(explain_trace, query, embedder, settings, [], {}, 0, None, unknown))
     doc_ids = match.doc_ids if match else ()
     text = query.search_text
     if match is not None:
@@ -194,7 +193,7 @@ def run_search(
         hit_from_row(
             rows[s.candidate.key],
             score=round(s.score, 6),
-            reasons=_reasons(s, query, match, bool(mentioned)),
+            reasons=reasons(s, query, match, bool(mentioned)),
             confidence=_confidence(embedder, s, rank, settings, query, match is not None),
         )
         for rank, s in enumerate(admitted, start=1)
@@ -203,7 +202,7 @@ def run_search(
     if match is not None and not hits and not index.span_count(match.doc_ids):
         unsearchable = store.document_sources(workspace, [match.doc_id]).get(match.doc_id, match.doc_id)
     trace = functools.partial(
-        _trace,
+        explain_trace,
         query,
         embedder,
         settings,
@@ -389,118 +388,4 @@ def _candidate(key: tuple[str, int, int], row: LegRow, ranks: dict[str, Any], ma
         contents=looks_like_contents(text),
         title_only=is_title_only(text),
         **ranks,
-    )
-
-
-def _reasons(s: Scored, query: Query, match: DocMatch | None = None, mentioned: bool = False) -> list[str]:
-    reasons = list(s.reasons)
-    if query.phrases:
-        reasons.append("phrase_match")
-    if match is not None:
-        reasons.append("document_named")
-    if mentioned:
-        reasons.append("section_mentioned")
-    return reasons
-
-
-def _trace(
-    query: Query,
-    embedder: Embedder,
-    settings: FusionSettings,
-    scored: list[Scored],
-    rows: dict[tuple[str, int, int], LegRow],
-    hits: int,
-    match: DocMatch | None,
-    unknown: list[str] | None = None,
-    absent: list[str] | None = None,
-    unsearchable: str | None = None,
-    mentioned: list[str] | None = None,
-) -> ExplainTrace:
-    """The explain trace; ``unsearchable``: the file name of the document the question names when it holds no
-    searchable text at all (a scan stored without OCR)."""
-    candidates = []
-    for s in scored:
-        c = s.candidate
-        row = rows[c.key]
-        candidates.append(
-            CandidateTrace(
-                citation=hit_from_row(row).citation,
-                doc_id=c.key[0],
-                page_number=c.key[1] if row.paged else None,
-                ordinal=c.key[2],
-                section=c.section,
-                dense_rank=c.dense_rank,
-                cosine=c.cosine,
-                sparse_rank=c.sparse_rank,
-                sparse_score=c.sparse_score,
-                fulltext_match=c.fulltext_match,
-                dense_term=round(s.dense_term, 6),
-                sparse_term=round(s.sparse_term, 6),
-                boost=s.boost,
-                score=round(s.score, 6),
-                admitted=s.admitted,
-                rejected_because=s.rejected_because,
-                match_reasons=_reasons(s, query, match, bool(mentioned)),
-            )
-        )
-    abstain = None
-    if hits == 0:
-        record = abstain_record(scored, settings.floor)
-        reason = (
-            "no span passed the filters (named section, phrase, page, document)"
-            if not scored
-            else "no candidate reached the similarity floor or matched every full-text term"
-        )
-        if unknown:
-            reason = f"the question names {', '.join(unknown)}, which no document of this workspace contains"
-        elif absent and scored:
-            where = "the document the question names holds none of" if match else "no document of this workspace holds"
-            reason = (
-                f"{where} {', '.join(absent)}, and no candidate came close enough in "
-                f"meaning to stand for it (similarity floor raised to {settings.floor:.2f})"
-            )
-        elif unsearchable is not None:
-            reason = (
-                f"the document the question names, {unsearchable}, holds no searchable text (pages without a text "
-                "layer that were not OCR'd: install Tesseract, then run nexus reingest)"
-            )
-        elif match is not None and query.sections and (not scored or mentioned):
-            reason = f"the document the question names has no section {', '.join(query.section_refs or query.sections)}"
-            if mentioned:
-                reason += f"; no passage that mentions {', '.join(mentioned)} came close enough to answer"
-        abstain = AbstainTrace(
-            reason=reason,
-            best_cosine=record.best_cosine,
-            floor=record.floor,
-            candidates=record.candidates,
-            rejected=record.rejected,
-        )
-    parsed: dict[str, Any] = {
-        k: v.isoformat() if isinstance(v, datetime) else v
-        for k, v in dataclasses.asdict(query).items()
-        if v not in ((), "", None)
-    }
-    if absent:
-        parsed["absent_words"] = list(absent)
-    if mentioned:
-        parsed["section_mentioned"] = list(mentioned)
-    if match is not None:
-        parsed["document"] = {
-            "doc_id": match.doc_id,
-            "source": next((r.source for r in rows.values() if r.doc_id == match.doc_id), unsearchable),
-            "doc_ids": list(match.doc_ids),
-            "naming_terms": list(match.terms),
-            "score": round(match.score, 4),
-            "runner_up": round(match.runner_up, 4),
-        }
-    return ExplainTrace(
-        query=query.raw,
-        parsed=parsed,
-        model_id=embedder.model_id,
-        rrf_k=settings.rrf_k,
-        section_boost=settings.section_boost,
-        floor=settings.floor,
-        candidates=candidates,
-        hits=hits,
-        abstain=abstain,
     )
