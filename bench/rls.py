@@ -57,12 +57,7 @@ def legs(corpus: Corpus, raw: str) -> tuple[str, list[Leg]]:
     if ranked:
         keyed_sql, keyed_params = q.keyed_leg(span_f)
         unique = list(dict.fromkeys(h.key for h in ranked))  # each once: the keys lead the read's join
-        keys = {
-            "key_docs": [key[0] for key in unique],
-            "key_pages": [key[1] for key in unique],
-            "key_ordinals": [key[2] for key in unique],
-        }
-        out.append((keyed_sql, {**keyed_params, "text": text, **keys}, False))
+        out.append((keyed_sql, {**keyed_params, "text": text, **q.key_arrays(unique)}, False))
     return raw, out
 
 

@@ -588,11 +588,7 @@ def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
     for statement, params in (q.keyed_leg(f), q.keyed_nearer(f, binders.embedder.dim)):
         vector = binders.embedder.embed([parsed.search_text])[0]
         bound = {**params, "text": parsed.search_text, "vector": vector, "farthest": -1.0}
-        bound |= {
-            "key_docs": [k[0] for k in keys],
-            "key_pages": [k[1] for k in keys],
-            "key_ordinals": [k[2] for k in keys],
-        }
+        bound |= q.key_arrays(keys)
         for planned in (True, False):
             plan = "\n".join(binders.store.explain_leg(statement, bound, planned_for_values=planned))
             assert "Bitmap Heap Scan on spans" not in plan and "Seq Scan on spans" not in plan, plan

@@ -231,7 +231,7 @@ def _deepened(
         return rows
     statement, params = q.keyed_nearer(span_f, dim)
     farthest = min(row_cosine(r) for r in rows)
-    bound = {**params, **_key_arrays(keys), "vector": common["vector"], "text": common["text"], "farthest": farthest}
+    bound = {**params, **q.key_arrays(keys), "vector": common["vector"], "text": common["text"], "farthest": farthest}
     joining = store.run_leg(statement, bound)
     if not joining:
         return rows
@@ -277,16 +277,7 @@ def rows_by_key(store: PgStore, span_f: q.SpanFilter, text: str, keys: Sequence[
         return []
     sql_text, params = q.keyed_leg(span_f)
     unique = list(dict.fromkeys(keys))  # each once: the keys lead a join
-    return store.run_leg(sql_text, {**params, **_key_arrays(unique), "text": text})
-
-
-def _key_arrays(keys: Sequence[SpanKey]) -> dict[str, list[Any]]:
-    """``key_docs``, ``key_pages`` and ``key_ordinals``: span keys as the keyed statements take them."""
-    return {
-        "key_docs": [key[0] for key in keys],
-        "key_pages": [key[1] for key in keys],
-        "key_ordinals": [key[2] for key in keys],
-    }
+    return store.run_leg(sql_text, {**params, **q.key_arrays(unique), "text": text})
 
 
 def row_cosine(row: LegRow) -> float:

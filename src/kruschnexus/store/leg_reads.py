@@ -58,13 +58,7 @@ class LegReads(StoreBase):
             others = list(dict.fromkeys(seeds))
             if not others:
                 return rows, {}
-            bound = {
-                "workspace": params["workspace"],
-                "vector": params["vector"],
-                "key_docs": [key[0] for key in others],
-                "key_pages": [key[1] for key in others],
-                "key_ordinals": [key[2] for key in others],
-            }
+            bound = {"workspace": params["workspace"], "vector": params["vector"], **q.key_arrays(others)}
             with conn.cursor(row_factory=tuple_row) as cur:
                 found = cur.execute(q.span_cosines(dim), bound).fetchall()
         return rows, {(doc, page, ordinal): float(cosine) for doc, page, ordinal, cosine in found}

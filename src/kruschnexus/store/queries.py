@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -715,6 +715,16 @@ def fulltext_leg(f: SpanFilter) -> tuple[sql.Composed, dict[str, Any]]:
         " ORDER BY ts_rank_cd(s.tsv, {any_terms}) DESC, s.doc_id, s.page_number, s.ordinal LIMIT %(limit)s"
     ).format(cols=_HIT_COLUMNS, all_terms=_ALL_TERMS, from_=_FROM, where=where, any_terms=any_terms)
     return query, params
+
+
+def key_arrays(keys: Sequence[tuple[str, int, int]]) -> dict[str, list[Any]]:
+    """``key_docs``, ``key_pages`` and ``key_ordinals``: span keys ``(doc_id, page_number, ordinal)`` as the keyed
+    statements (:func:`keyed_leg`, :func:`keyed_nearer`, :func:`span_cosines`) take them."""
+    return {
+        "key_docs": [key[0] for key in keys],
+        "key_pages": [key[1] for key in keys],
+        "key_ordinals": [key[2] for key in keys],
+    }
 
 
 #: The spans of the keys in ``%(key_docs)s``, ``%(key_pages)s`` and ``%(key_ordinals)s``, each read by its primary
