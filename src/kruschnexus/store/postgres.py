@@ -4,58 +4,32 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
-from psycopg import pq, sql
+from psycopg import pq
 from psycopg.rows import class_row, dict_row
-from psycopg.types.json import Jsonb
 
 from kruschnexus.config import IndexBuild
 from kruschnexus.errors import EmbedError, SchemaBusy, StoreError
 from kruschnexus.store import queries as q
-from kruschnexus.store.base import CATALOGUE, all_rows, one_row, read
+from kruschnexus.store.access import LOOKUP_FUNCTIONS, Access, RoleLimit
+from kruschnexus.store.base import CATALOGUE, all_rows, read
+from kruschnexus.store.document_reads import DocumentReads
 from kruschnexus.store.leg_reads import LegReads
 from kruschnexus.store.maintenance import DEFAULT_BUILD, IndexMaintenance
 from kruschnexus.store.migrate import available, migrate
 from kruschnexus.store.records import (
-    DocumentRow,
-    HitRow,
     LexicalDocumentRow,
     LexicalSpanRow,
-    PageRow,
-    PageTextRow,
-    ReadVersionsRow,
-    RoleStandingRow,
-    SpanTextRow,
-    SpanVectorRow,
-    StoredRow,
-    TokenRecord,
-    TokenRow,
-    TokenSecretRow,
     WorkspaceRow,
-    values,
 )
 from kruschnexus.store.writer import Connection, DocumentWriter, forgetting_vectors
 
 __all__ = ["CATALOGUE", "LOOKUP_FUNCTIONS", "PgStore", "RoleLimit"]
 
 
-@dataclass(frozen=True)
-class RoleLimit:
-    """Something the connected role cannot do, and the statement a DBA runs so that it can."""
-
-    what: str
-    fix: str
-
-
-#: The functions of the indexed conditions of a section look-up or a quoted phrase, which row security lets an index
-#: answer only when LEAKPROOF (migration 0008 marks them so when it runs as a superuser).
-LOOKUP_FUNCTIONS = ("textlike(text, text)", "texticregexeq(text, text)", "arrayoverlap(anyarray, anyarray)")
-
-
-class PgStore(LegReads, IndexMaintenance):
+class PgStore(DocumentReads, LegReads, IndexMaintenance, Access):
     """A connection to a migrated database.
 
     Every read and write of a workspace's rows runs in a transaction scoped to that workspace
@@ -158,55 +132,6 @@ class PgStore(LegReads, IndexMaintenance):
         with self.scoped(CATALOGUE) as conn:
             row = conn.execute(q.SELECT_REPLAYED_POSITION).fetchone()
         return None if row is None or row["position"] is None else int(row["position"])
-
-    @read
-    def role_limits(self) -> list[RoleLimit]:
-        """What the connected role cannot do that the store would use, each with what a DBA runs to lift it
-        (empty: nothing is missing)."""
-        with self.scoped(CATALOGUE) as conn:
-            row = one_row(conn, RoleStandingRow, q.SELECT_ROLE_STANDING, {})
-        assert row is not None
-        limits = []
-        if not row.fulltext_leakproof:
-            limits.append(
-                RoleLimit(
-                    "full-text matching is not LEAKPROOF, so under row security the full-text leg of a search of"
-                    " older versions scans its workspace instead of using the GIN index (5-10x slower)",
-                    "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;  -- as a superuser",
-                )
-            )
-        if not row.lookups_leakproof:
-            limits.append(
-                RoleLimit(
-                    "LIKE, case-insensitive regular expressions and array overlap are not LEAKPROOF, so under row"
-                    " security a question that names a section ranks every span of its workspace instead of using"
-                    " the section indexes (0.5 s instead of 5 ms at 10^5 spans)",
-                    " ".join(f"ALTER FUNCTION pg_catalog.{f} LEAKPROOF;" for f in LOOKUP_FUNCTIONS)
-                    + "  -- as a superuser",
-                )
-            )
-        if row.owner is not None and row.owner != row.role and not row.superuser:
-            limits.append(
-                RoleLimit(
-                    f"the tables belong to {row.owner}, not {row.role}: a new version's migrations cannot run",
-                    f"connect as {row.owner} once after upgrading, or, as a superuser (or a member of both roles):"
-                    f" REASSIGN OWNED BY {_quoted(row.owner)} TO {_quoted(row.role)};",
-                )
-            )
-        return limits
-
-    def role_summary(self) -> str:
-        """Who the connection acts as, and what binds it to one workspace at a time."""
-        with self.scoped(CATALOGUE) as conn:
-            row = one_row(conn, RoleStandingRow, q.SELECT_ROLE_STANDING, {})
-        assert row is not None
-        if row.superuser or row.bypass_rls:
-            return f"{row.role} on {row.database} bypasses row security: workspace transactions act as nexus_workspace"
-        if row.owner is not None and row.owner != row.role:
-            return (
-                f"{row.role} on {row.database} (no superuser, not the tables' owner {row.owner}): row security binds it"
-            )
-        return f"{row.role} on {row.database} (no superuser): row security binds it as the tables' owner"
 
     @read
     def workspace(self, name: str) -> tuple[str, int] | None:
@@ -333,88 +258,6 @@ class PgStore(LegReads, IndexMaintenance):
             row = conn.execute(q.COUNT_DOC_ID_USES, {"doc_id": doc_id}).fetchone()
         return row is not None and int(row["uses"]) > 0
 
-    @read
-    def page(self, workspace: str, doc_id: str, page_number: int) -> PageRow | None:
-        """One stored page (or unit) with its document's source and kind, or ``None``."""
-        params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
-        with self.scoped(workspace) as conn:
-            return one_row(conn, PageRow, q.SELECT_PAGE, params)
-
-    @read
-    def unit(self, workspace: str, doc_id: str, locator: Mapping[str, Any]) -> PageRow | None:
-        """The stored unit of an unpaged document at ``locator``, or ``None``."""
-        params = {"workspace": workspace, "doc_id": doc_id, "locator": Jsonb(dict(locator))}
-        with self.scoped(workspace) as conn:
-            return one_row(conn, PageRow, q.SELECT_UNIT, params)
-
-    @read
-    def page_spans(self, workspace: str, doc_id: str, page_number: int) -> list[HitRow]:
-        """The spans of one page in reading order."""
-        params = {"workspace": workspace, "doc_id": doc_id, "page_number": page_number}
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, HitRow, q.SELECT_PAGE_SPANS, params)
-
-    @read
-    def document_source(self, workspace: str, doc_id: str) -> str | None:
-        """The stored source name of a document version, or ``None`` if absent."""
-        with self.scoped(workspace) as conn:
-            row = conn.execute(q.SELECT_DOCUMENT, {"workspace": workspace, "doc_id": doc_id}).fetchone()
-        return None if row is None else str(row["source"])
-
-    @read
-    def stored(self, workspace: str, doc_id: str) -> StoredRow | None:
-        """How a stored content is known (name, version, latest, ingested_at), or ``None``."""
-        with self.scoped(workspace) as conn:
-            return one_row(conn, StoredRow, q.SELECT_STORED, {"workspace": workspace, "doc_id": doc_id})
-
-    @read
-    def versions(self, workspace: str, name: str) -> list[DocumentRow]:
-        """Every version of a document name, oldest first."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, DocumentRow, q.SELECT_VERSIONS, {"workspace": workspace, "name": name})
-
-    @read
-    def document_names(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
-        """The names of the given stored contents (those that exist), by doc_id."""
-        with self.scoped(workspace) as conn:
-            rows = conn.execute(q.SELECT_DOCUMENT_NAMES, {"workspace": workspace, "doc_ids": list(doc_ids)})
-            return {str(row["doc_id"]): str(row["name"]) for row in rows.fetchall()}
-
-    @read
-    def document_hits(self, workspace: str, doc_id: str) -> list[HitRow]:
-        """Every span of one stored version in reading order."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, HitRow, q.SELECT_DOCUMENT_HITS, {"workspace": workspace, "doc_id": doc_id})
-
-    @read
-    def document_sources(self, workspace: str, doc_ids: Sequence[str]) -> dict[str, str]:
-        """The stored source names of the given documents (those that exist), by doc_id."""
-        with self.scoped(workspace) as conn:
-            rows = conn.execute(q.SELECT_DOCUMENT_SOURCES, {"workspace": workspace, "doc_ids": list(doc_ids)})
-            return {str(row["doc_id"]): str(row["source"]) for row in rows.fetchall()}
-
-    @read
-    def read_versions(self, workspace: str, doc_id: str | None = None) -> list[ReadVersionsRow]:
-        """Each document's (or one's) source, type, extractor and chunker versions, and whether a page still needs
-        OCR."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, ReadVersionsRow, q.SELECT_READ_VERSIONS, {"workspace": workspace, "doc_id": doc_id})
-
-    @read
-    def span_vectors(self, workspace: str, dim: int, limit: int) -> list[SpanVectorRow]:
-        """Up to ``limit`` spans of the latest versions with their vectors of dimension ``dim``, in document order
-        (what ``bench/search.py --like`` builds realistic spans from)."""
-        with self.scoped(workspace) as conn:
-            params = {"workspace": workspace, "dim": dim, "limit": limit}
-            return all_rows(conn, SpanVectorRow, q.SELECT_SPAN_VECTORS, params)
-
-    @read
-    def document_vectors(self, workspace: str, doc_id: str, dim: int) -> dict[str, Any]:
-        """The stored vectors of one document by embedding key."""
-        with self.scoped(workspace) as conn:
-            rows = conn.execute(q.SELECT_DOCUMENT_VECTORS, {"workspace": workspace, "doc_id": doc_id, "dim": dim})
-            return {str(r["embed_key"]): r["embedding"] for r in rows.fetchall()}
-
     @contextlib.contextmanager
     def document_transaction(self, workspace: str) -> Iterator[DocumentWriter]:
         """One transaction for one document of ``workspace``: all of it is stored, or none of it."""
@@ -423,67 +266,6 @@ class PgStore(LegReads, IndexMaintenance):
                 yield DocumentWriter(conn)
         except psycopg.Error as exc:
             raise StoreError(f"the database refused the document: {exc}") from exc
-
-    @read
-    def documents(self, workspace: str) -> list[DocumentRow]:
-        """Documents of a workspace."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, DocumentRow, q.SELECT_DOCUMENTS, {"workspace": workspace})
-
-    @read
-    def document(self, workspace: str, doc_id: str) -> DocumentRow | None:
-        """One document of a workspace, or ``None``."""
-        with self.scoped(workspace) as conn:
-            return one_row(conn, DocumentRow, q.SELECT_DOCUMENT_INFO, {"workspace": workspace, "doc_id": doc_id})
-
-    @read
-    def pages(self, workspace: str, doc_id: str) -> list[PageTextRow]:
-        """Stored pages of a document (number, text, needs_ocr)."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, PageTextRow, q.SELECT_PAGES, {"workspace": workspace, "doc_id": doc_id})
-
-    @read
-    def document_spans(self, workspace: str, doc_id: str) -> list[SpanTextRow]:
-        """Stored spans of a document (offsets, text, boxes)."""
-        with self.scoped(workspace) as conn:
-            return all_rows(conn, SpanTextRow, q.SELECT_DOC_SPANS, {"workspace": workspace, "doc_id": doc_id})
-
-    def iter_spans(self, workspace: str) -> Iterator[HitRow]:
-        """Every span of a workspace with its document and page fields, streamed."""
-        with self.scoped(workspace) as conn, conn.cursor(name="export_spans", row_factory=class_row(HitRow)) as cur:
-            cur.itersize = 500
-            cur.execute(q.SELECT_SPANS, {"workspace": workspace})
-            yield from cur
-
-    def insert_token(self, token: TokenRecord) -> None:
-        """Store a new API token (its secret hashed by the caller)."""
-        with self.scoped(CATALOGUE) as conn:
-            conn.execute(q.INSERT_TOKEN, values(token))
-
-    @read
-    def token(self, token_id: str) -> TokenSecretRow | None:
-        """One token by id (revoked ones included), or ``None``."""
-        with self.scoped(CATALOGUE) as conn:
-            return one_row(conn, TokenSecretRow, q.SELECT_TOKEN, {"token_id": token_id})
-
-    @read
-    def tokens(self, workspace: str) -> list[TokenRow]:
-        """The tokens of a workspace, without their hashes."""
-        with self.scoped(CATALOGUE) as conn:
-            return all_rows(conn, TokenRow, q.SELECT_TOKENS, {"workspace": workspace})
-
-    def revoke_token(self, token_id: str) -> bool:
-        """Revoke a token; True if it was live."""
-        with self.scoped(CATALOGUE) as conn:
-            return conn.execute(q.REVOKE_TOKEN, {"token_id": token_id}).rowcount > 0
-
-    @read
-    def counts(self, workspace: str) -> tuple[int, int, int]:
-        """Documents, pages and spans stored in a workspace."""
-        with self.scoped(workspace) as conn:
-            row = conn.execute(q.COUNT_WORKSPACE, {"workspace": workspace}).fetchone()
-        assert row is not None
-        return int(row["documents"]), int(row["pages"]), int(row["spans"])
 
 
 def _check_replica(conn: Connection, dsn: str) -> None:
@@ -506,11 +288,6 @@ def _check_replica(conn: Connection, dsn: str) -> None:
             f"the replica ({_redact(dsn)}) has schema version {version}, this version needs {latest}: connect to"
             " the primary once (it migrates), then wait for the replica to replay it"
         )
-
-
-def _quoted(name: str) -> str:
-    """A role name as SQL writes it (for advice shown to a DBA, never run here)."""
-    return sql.Identifier(name).as_string(None)
 
 
 def _redact(dsn: str) -> str:
