@@ -11,7 +11,9 @@ after one warm-up pass:
 * ``embed``: the query embedding alone (``embedder.embed([search_text])``).
 
 ``rest`` is full - bare - embed per sample (parsing, the workspace check, fusion, hits and the trace, plus
-noise), and ``full / bare`` the ratio of the two distributions' p50, p95 and mean.
+noise), and ``full / bare`` the ratio of the two distributions' p50, p95 and mean. The full search reads the lexical
+leg's spans on a second connection while its dense leg runs (as a corpus that opens its own store does);
+``--one-connection`` measures it reading them first, on one.
 
 Two settings:
 
@@ -704,13 +706,15 @@ def wait_settled(corpus: Corpus, interval: float) -> tuple[int, int, int]:
     return counts
 
 
-def run_corpus(workspace: str, repeat: int, settle: float) -> tuple[dict[str, Any], Embedder]:
-    """Setting 1: the ingested workspace under NEXUS_HOME."""
+def run_corpus(
+    workspace: str, repeat: int, settle: float, side_connection: bool = True
+) -> tuple[dict[str, Any], Embedder]:
+    """Setting 1: the ingested workspace under NEXUS_HOME (``side_connection``: see :class:`Corpus`)."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
 
     settings = Settings.load()
-    corpus = Corpus(workspace=workspace, settings=settings)
+    corpus = Corpus(workspace=workspace, settings=settings, side_connection=side_connection)
     try:
         progress(f"corpus: workspace {workspace!r} under {settings.home}")
         documents, pages, spans = wait_settled(corpus, settle)
@@ -736,6 +740,7 @@ def run_synthetic(
     keep: Path | None = None,
     like: str | None = None,
     build_memory: str = BUILD_MEMORY,
+    side_connection: bool = True,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
     stays for the next run, which measures it again instead of generating it when it was generated the same way
@@ -754,7 +759,9 @@ def run_synthetic(
         settings = Settings.load(overrides={"home": str(home)}, env=env)
         if embedder is None or embedder.model_id != MODEL_ID:
             embedder = make_embedder(settings)
-        corpus = Corpus(workspace=SYNTHETIC_WORKSPACE, settings=settings, embedder=embedder)
+        corpus = Corpus(
+            workspace=SYNTHETIC_WORKSPACE, settings=settings, embedder=embedder, side_connection=side_connection
+        )
         try:
             started = time.perf_counter()
             _ = corpus.store
@@ -935,6 +942,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SIZE",
         help=f"maintenance_work_mem of the HNSW build (default {BUILD_MEMORY}; 10^6 spans want about 4GB)",
     )
+    parser.add_argument(
+        "--one-connection",
+        action="store_true",
+        help="search on one connection: the lexical leg's spans read back before the dense leg runs, not beside it",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -946,14 +958,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine(),
         "k": K,
         "repeat": args.repeat,
+        "connections": 1 if args.one_connection else 2,
         "settings": {},
     }
     embedder = None
     if not args.skip_corpus:
-        report["settings"]["corpus"], embedder = run_corpus(args.workspace, args.repeat, args.settle)
+        report["settings"]["corpus"], embedder = run_corpus(
+            args.workspace, args.repeat, args.settle, not args.one_connection
+        )
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
-            args.generate, args.repeat, embedder, args.index_during_load, args.keep, args.like, args.build_memory
+            args.generate,
+            args.repeat,
+            embedder,
+            args.index_during_load,
+            args.keep,
+            args.like,
+            args.build_memory,
+            not args.one_connection,
         )
     if args.json:
         print(json.dumps(report, indent=2))

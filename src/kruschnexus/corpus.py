@@ -83,6 +83,7 @@ class Corpus:
         readers: ReaderPool | None = None,
         database: Database | None = None,
         replica: PgStore | None = None,
+        side_connection: bool = True,
     ) -> None:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
@@ -94,6 +95,9 @@ class Corpus:
         database: the process's database to share (a server's), so that every corpus of the process knows its
             writes (see :attr:`read_from`).
         replica: an open connection to the replica to borrow (a server's pool).
+        side_connection: a search reads its lexical leg's spans on a second connection to the primary while its
+            dense leg runs on the first (see docs/retrieval.md); ``False``: one connection, one after the other.
+            Only a corpus that opens its own store, without a replica, has one.
         """
         self.workspace = check_workspace_name(workspace)
         self.settings = settings or Settings.load()
@@ -105,6 +109,8 @@ class Corpus:
         #: Which server answered the last search or page read, and why (``primary`` without a replica).
         self.read_from = "primary"
         self._owns_store = store is None
+        self._side: PgStore | None = None
+        self._side_wanted = side_connection
         self._embedder: Embedder | None = embedder
         self._lexicon = lexicon
         self._owns_lexicon = lexicon is None
@@ -163,6 +169,17 @@ class Corpus:
         )
         return self.store
 
+    def _side_store(self) -> PgStore | None:
+        """A second connection to the primary, on which a search reads its lexical leg's spans back while its dense
+        leg runs on the first (opened on first use). Only for a corpus that opened its own store and reads from the
+        primary: a server's corpus borrows one connection of a pool per request, and a replica's reads stay on one
+        connection, whose replay position was checked."""
+        if not self._side_wanted or not self._owns_store or self.database.read_url is not None:
+            return None
+        if self._side is None:
+            self._side = self.database.connect()
+        return self._side
+
     def _drop_replica(self) -> None:
         if self._replica is not None and self._owns_replica:
             self._replica.close()
@@ -197,6 +214,9 @@ class Corpus:
             if self._owns_store:
                 self._store.close()
             self._store = None
+        if self._side is not None:
+            self._side.close()
+            self._side = None
         if self._replica is not None:
             self._drop_replica()
         if self._database is not None:
@@ -433,7 +453,9 @@ class Corpus:
             if unknown or not legs:
                 raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
             settings = dataclasses.replace(settings, legs=tuple(legs))
-        return run_search(self.read_store, self.embedder, self.lexicon, self.workspace, query, k, settings)
+        store = self.read_store
+        side = self._side_store() if "sparse" in settings.legs and "dense" in settings.legs else None
+        return run_search(store, self.embedder, self.lexicon, self.workspace, query, k, settings, side)
 
     def exists(self) -> bool:
         """Whether this workspace exists."""

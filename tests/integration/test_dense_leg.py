@@ -5,7 +5,8 @@ answered by their indexes with the same rows as before."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from kruschnexus import Corpus
 from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.retrieve.filters import like_escape, phrase_pattern, span_filter
-from kruschnexus.retrieve.legs import EXACT_WORK_MEM, dense_leg_rows, keyed_rows
+from kruschnexus.retrieve.legs import EXACT_WORK_MEM, PendingSeeds, dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
 from kruschnexus.store import queries as q
 from kruschnexus.store.records import LegRow
@@ -370,7 +371,8 @@ def test_a_search_gives_the_dense_leg_the_lexical_spans(binders: Corpus, monkeyp
     lexical: list[tuple[str, int, int]] = []
 
     def noting(*args: Any, **kwargs: Any) -> Any:
-        given.append([r.key for r in kwargs.get("seeds", ())])
+        seeds = kwargs.get("seeds", ())
+        given.append(list(seeds.keys) if isinstance(seeds, PendingSeeds) else [r.key for r in seeds])
         return dense_leg_rows(*args, **kwargs)
 
     def reading(*args: Any, **kwargs: Any) -> Any:
@@ -592,3 +594,83 @@ def test_the_keyed_read_begins_with_the_keys(binders: Corpus) -> None:
         for planned in (True, False):
             plan = "\n".join(binders.store.explain_leg(statement, bound, planned_for_values=planned))
             assert "Bitmap Heap Scan on spans" not in plan and "Seq Scan on spans" not in plan, plan
+
+
+def _on_their_way(keys: Sequence[tuple[str, int, int]], rows: list[LegRow]) -> PendingSeeds:
+    """Seeds whose read by key has already given ``rows``."""
+    read: Future[list[LegRow]] = Future()
+    read.set_result(rows)
+    return PendingSeeds(tuple(keys), read)
+
+
+def test_seeds_on_their_way_count_only_the_spans_that_pass(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the lexical leg's spans are read back on another connection, the walk's check reads the cosines of all
+    their keys; only those whose spans pass the filter (the read's rows) walk the graph again and join the rows."""
+    raw = "insurance doc_type:agreement"
+    parsed = parse_query(raw)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    dim = binders.embedder.dim
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=10, dense_scan=60, ef_search=40)
+    served, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion)
+    refused = _exact(binders, "insurance doc_type:lease", 1)
+    passing = next(r for r in _exact(binders, raw, 100) if r.key not in {s.key for s in served})
+    assert len(served) == 10 and refused
+    ordered = sorted(served, key=lambda r: -(r.cosine or 0.0))  # relaxed iterative scans: rows slightly out of order
+    tenth = ordered[9].cosine
+    assert tenth is not None
+    walks = _Walks(binders, monkeypatch)
+    walks.fake = {refused[0].key: tenth + 0.01, passing.key: tenth + 0.01}  # both as if the walk had missed them
+
+    def walk(seeds: PendingSeeds) -> tuple[list[int], list[LegRow]]:
+        walks.clear()
+        rows, _ = dense_leg_rows(binders.store, f, dim, parsed.search_text, vector, fusion, seeds)
+        return list(walks.beams), rows
+
+    beams, rows = walk(_on_their_way([refused[0].key], []))
+    assert refused[0].key in walks.read[0], "its cosine was read with the walk"
+    assert beams == [60] and rows == served, "a span the filter refuses proves nothing"
+    lexical = dataclasses.replace(passing, cosine=None)
+    beams, rows = walk(_on_their_way([refused[0].key, passing.key], [lexical]))
+    assert beams == [60, MAX_EF_SEARCH], "the passing one walks the graph again"
+    keys = [r.key for r in rows]
+    assert len(rows) == 10 and passing.key in keys and refused[0].key not in keys
+    joined = rows[keys.index(passing.key)]
+    assert joined.cosine == pytest.approx(tenth + 0.01) and joined.text == passing.text
+    cosines = [r.cosine or 0.0 for r in rows]
+    assert cosines == sorted(cosines, reverse=True), "at its rank"
+
+
+def test_a_search_reads_its_lexical_spans_beside_the_dense_leg(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus that opened its own store reads the lexical leg's spans on a second connection while the dense leg
+    runs on the first: every kind of question gets the same candidates and hits as on one connection."""
+    from kruschnexus.retrieve import search as search_module
+
+    questions = [
+        "insurance with financially sound carriers",
+        "insurance with financially sound carriers doc_type:agreement",
+        '"financially sound carriers" rent payable monthly in advance',
+        "Section 3.02 liens",
+        "rent doc:*contract* -insurance",
+        '"insurance" doc_type:agreement page:1-10',
+    ]
+    stores: list[Any] = []
+    read = keyed_rows
+
+    def reading(store: Any, *args: Any, **kwargs: Any) -> list[LegRow]:
+        stores.append(store)
+        return read(store, *args, **kwargs)
+
+    monkeypatch.setattr(search_module, "keyed_rows", reading)
+    beside = {raw: binders.explain(raw, k=5) for raw in questions}
+    side = binders._side
+    assert side is not None and side is not binders.store and side.conn is not binders.store.conn
+    assert stores and all(store is side for store in stores), "read on the second connection"
+    monkeypatch.setattr(binders, "_side_store", lambda: None)
+    stores.clear()
+    for raw in questions:
+        assert binders.explain(raw, k=5) == beside[raw], raw
+    assert stores and all(store is binders.store for store in stores)
+    assert any(trace.hits for trace in beside.values())

@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg import sql
@@ -28,6 +30,33 @@ EXACT_WORK_MEM = "32MB"
 #: A span's key: document, page, ordinal.
 SpanKey = tuple[str, int, int]
 
+
+@dataclass(frozen=True)
+class PendingSeeds:
+    """The lexical leg's spans while another connection reads them back: their keys at once (the lexical index's
+    order, before PostgreSQL's filter), their rows (those that pass the filter) when the read is done. The dense
+    leg's walk runs meanwhile and reads the keys' cosines; only the spans that pass are then its seeds."""
+
+    keys: tuple[SpanKey, ...]
+    read: Future[list[LegRow]]
+
+    def rows(self) -> list[LegRow]:
+        """The spans that pass the filter, in the index's order (waits for the read)."""
+        return self.read.result()
+
+
+#: The dense leg's seeds: the lexical leg's rows, or the read that brings them.
+Seeds = Sequence[LegRow] | PendingSeeds
+
+
+def _seed_keys(seeds: Seeds) -> list[SpanKey]:
+    return list(seeds.keys) if isinstance(seeds, PendingSeeds) else [s.key for s in seeds]
+
+
+def _seed_rows(seeds: Seeds) -> Sequence[LegRow]:
+    return seeds.rows() if isinstance(seeds, PendingSeeds) else seeds
+
+
 #: When the planner expects few enough spans to pass a filter, the exact ranking reads up to this many times the
 #: threshold (``dense_exact`` x sqrt(depth x stored)) before it takes the estimate for wrong and the HNSW graph is
 #: walked instead: past the crossover, but not by so much that a gross underestimate reads a workspace.
@@ -41,7 +70,7 @@ def dense_leg_rows(
     text: str,
     vector: Vectors,
     settings: FusionSettings,
-    seeds: Sequence[LegRow] = (),
+    seeds: Seeds = (),
     phrase_spans: Callable[[int], int | None] | None = None,
     deeper: Sequence[SpanKey] = (),
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
@@ -52,7 +81,8 @@ def dense_leg_rows(
     hold (see :func:`~kruschnexus.store.queries.capped_exact_leg`); else ranked by the HNSW index, which the filter
     follows.
 
-    ``seeds``: spans that pass the filter (the lexical leg's rows). One of them nearer the question than the graph's
+    ``seeds``: spans that pass the filter (the lexical leg's rows, or the read bringing them: :class:`PendingSeeds`,
+    of which only the spans that pass count). One of them nearer the question than the graph's
     :data:`RECHECK_RANK`-th row, and not among its rows, proves the walk missed a region of the graph (a cluster of
     near-copies of a clause that the walk's beam never entered): the graph is walked again with the widest beam, and
     the seeds nearer than its rows join them (:func:`_walked`).
@@ -140,7 +170,7 @@ def _walked(
     bound: dict[str, Any],
     beam: int,
     planned_for_values: bool,
-    seeds: Sequence[LegRow],
+    seeds: Seeds,
     dim: int,
     enough: int = 0,
 ) -> list[LegRow]:
@@ -156,16 +186,20 @@ def _walked(
     walk's tenth row, and in none of the other 36 questions. Under a phrase held by 57,700 spans, none of them among
     a question's 400 nearest, even the widest beam stayed in the wrong region (nearest cosine 0.51 where the exact
     one is 0.54), while 30 of the lexical leg's 50 spans were nearer than its tenth row."""
-    if not seeds:
+    keys = _seed_keys(seeds)
+    if not keys:
         return store.run_leg(statement, bound, beam, planned_for_values)
-    rows, cosines = store.run_leg_and_cosines(statement, bound, beam, planned_for_values, [s.key for s in seeds], dim)
+    rows, cosines = store.run_leg_and_cosines(statement, bound, beam, planned_for_values, keys, dim)
     if len(rows) < enough:
         return rows
+    passing = _seed_rows(seeds)
+    held = {seed.key for seed in passing}
+    cosines = {key: cosine for key, cosine in cosines.items() if key in held}
     if beam < MAX_EF_SEARCH and _missed(rows, cosines):
         rows = store.run_leg(statement, bound, MAX_EF_SEARCH, planned_for_values)
         if len(rows) < enough:  # no answer either: never made one by the seeds
             return rows
-    return _joined(rows, seeds, cosines, int(bound["limit"]))
+    return _joined(rows, passing, cosines, int(bound["limit"]))
 
 
 def _joined(
@@ -217,7 +251,7 @@ def _deepened(
     dim: int,
     common: Mapping[str, Any],
     rows: list[LegRow],
-    seeds: Sequence[LegRow],
+    seeds: Seeds,
     deeper: Sequence[SpanKey],
 ) -> list[LegRow]:
     """``rows`` of a walk of the graph (already joined by the ``seeds``) mended by the spans of the keys ``deeper``:
@@ -225,7 +259,7 @@ def _deepened(
     ``common`` holds the question's vector and text, and the leg's depth) join the rows at their ranks, as
     :func:`_joined` has the seeds join. A walk with no rows is left as it is, and one short of its depth is never
     filled up with farther spans."""
-    known = {r.key for r in rows} | {s.key for s in seeds}
+    known = {r.key for r in rows} | set(_seed_keys(seeds))  # a key whose span fails the filter fails it here too
     keys = [key for key in dict.fromkeys(deeper) if key not in known]
     if not rows or not keys:
         return rows

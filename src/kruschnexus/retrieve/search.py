@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,7 @@ from kruschnexus.retrieve.fusion import (
     Scored,
     fuse,
 )
-from kruschnexus.retrieve.legs import dense_leg_rows, keyed_rows, row_cosine, seed_depth
+from kruschnexus.retrieve.legs import PendingSeeds, Seeds, dense_leg_rows, keyed_rows, row_cosine, seed_depth
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.trace import explain_trace, reasons
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
@@ -57,6 +57,10 @@ from kruschnexus.wire import hit_from_row
 #: Embeds questions beside the rest of their searches (the model's own threads do the work; two searches of a server
 #: at once each get one).
 _EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nexus-embed")
+
+#: Reads the lexical leg's spans back on a search's second connection while the dense leg runs on its first (see
+#: :func:`run_search`'s ``side``).
+_READING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nexus-lexical-read")
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,11 @@ def run_search(
     raw: str,
     k: int,
     settings: FusionSettings,
+    side: PgStore | None = None,
 ) -> SearchOutcome:
-    """Run one query end to end (see the module docstring)."""
+    """Run one query end to end (see the module docstring). ``side``: a second connection to the server ``store``
+    reads from, on which the lexical leg's spans are read back while the dense leg runs on ``store`` (without one,
+    one after the other)."""
     if k < 1:
         raise QueryError("k must be at least 1", 0)
     query = parse_query(raw)
@@ -159,7 +166,7 @@ def run_search(
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
     early = _kept(early, text == query.search_text)  # without the naming words, the text is embedded again
-    legs = _Legs(store, embedder, index, settings, text, early, bool(query.sections))
+    legs = _Legs(store, embedder, index, settings, text, early, bool(query.sections), side)
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
@@ -238,6 +245,8 @@ class _Legs:
     early: Future[Vectors] | None = None
     #: Read the section markers of each candidate's lines (only a question that names sections uses them).
     markers: bool = True
+    #: A second connection to the same server, for the lexical leg's read while the dense leg runs.
+    side: PgStore | None = None
 
     @functools.cached_property
     def vector(self) -> Vectors:
@@ -255,6 +264,7 @@ class _Legs:
         scores: dict[tuple[str, int, int], float] = {}
         s = self.settings
         deeper: list[tuple[str, int, int]] = []
+        pending: PendingSeeds | None = None
         # The lexical leg first: the question's embedding may still be on its way while the lexical index is
         # searched and its spans read (the dense leg's check reads their cosines later, by key).
         if "sparse" in s.legs and span_f.pinned:
@@ -270,21 +280,33 @@ class _Legs:
             ranked = deep[: s.sparse_depth]
             deeper = [h.key for h in deep] if len(deep) > len(ranked) else []
             scores = {h.key: h.coverage for h in ranked}
-            sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
+            if self.side is not None and "dense" in s.legs and ranked:
+                reading = _READING.submit(keyed_rows, self.side, span_f, self.text, ranked)
+                pending = PendingSeeds(tuple(h.key for h in ranked), reading)
+            else:
+                sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
         if "dense" in s.legs:
             dim = self.embedder.dim
             counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
-            dense_rows, _ = dense_leg_rows(
-                self.store,
-                span_f,
-                dim,
-                self.text,
-                self.vector,
-                s,
-                seeds=sparse_rows,
-                phrase_spans=counted,
-                deeper=deeper,
-            )
+            seeds: Seeds = pending if pending is not None else sparse_rows
+            try:
+                dense_rows, _ = dense_leg_rows(
+                    self.store,
+                    span_f,
+                    dim,
+                    self.text,
+                    self.vector,
+                    s,
+                    seeds=seeds,
+                    phrase_spans=counted,
+                    deeper=deeper,
+                )
+            except BaseException:
+                if pending is not None:
+                    wait([pending.read])  # the second connection is free again before the error leaves
+                raise
+        if pending is not None:
+            sparse_rows = pending.rows()
         return _candidates(dense_rows, sparse_rows, scores, self.markers)
 
 
