@@ -317,6 +317,7 @@ def measure(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, An
         "warmup_seconds": round(warmup, 3),
         "latency": summary,
         "ratio_full_over_bare": {key: full[key] / bare[key] for key in ("p50_ms", "p95_ms", "mean_ms")},
+        "connections": corpus.search_connections,
         "full_by_kind": {
             kind: {"queries": sum(p.kind == kind for p in prepared), **stats(values)}
             for kind, values in by_kind.items()
@@ -958,7 +959,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine(),
         "k": K,
         "repeat": args.repeat,
-        "connections": 1 if args.one_connection else 2,
         "settings": {},
     }
     embedder = None

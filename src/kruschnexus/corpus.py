@@ -169,6 +169,12 @@ class Corpus:
         )
         return self.store
 
+    @property
+    def search_connections(self) -> int:
+        """How many connections its searches have used: 2 once the second was opened (see ``side_connection``),
+        else 1."""
+        return 1 if self._side is None else 2
+
     def _side_store(self) -> PgStore | None:
         """A second connection to the primary, on which a search reads its lexical leg's spans back while its dense
         leg runs on the first (opened on first use). Only for a corpus that opened its own store and reads from the
@@ -177,7 +183,13 @@ class Corpus:
         if not self._side_wanted or not self._owns_store or self.database.read_url is not None:
             return None
         if self._side is None:
-            self._side = self.database.connect()
+            try:
+                self._side = self.database.connect()
+            except StoreError as exc:
+                # One connection answers as well, one leg after the other: searches go on without the second.
+                _log.warning("searching on one connection: a second one could not be opened (%s)", exc)
+                self._side_wanted = False
+                return None
         return self._side
 
     def _drop_replica(self) -> None:

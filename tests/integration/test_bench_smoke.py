@@ -108,14 +108,16 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
     kinds = synthetic["full_by_kind"]
     assert set(kinds) == set(search.KINDS) and sum(k["queries"] for k in kinds.values()) == len(search.QUERIES)
     assert synthetic["generation"]["hnsw_build"] == {"m": 16, "ef_construction": 200}
+    assert all(result["connections"] == 2 for result in settings.values()), "the lexical read beside the dense leg"
 
 
 def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
     """Synthetic spans drawn from an ingested workspace (texts and the model's vectors), then measured."""
     search = load("search")
-    argv = ["--skip-corpus", "--like", bench_workspace, "--generate", 1000, "--repeat", 1, "--json"]
+    argv = ["--skip-corpus", "--like", bench_workspace, "--generate", 1000, "--repeat", 1, "--one-connection", "--json"]
     synthetic = run(search, argv, capsys)["settings"]["synthetic"]
     assert synthetic["generation"]["like"] == bench_workspace and synthetic["generation"]["pool_spans"] > 10
+    assert synthetic["connections"] == 1
     assert synthetic["spans"] == 1000 and synthetic["recall"]["plain_at_10"]["queries"] > 0
 
 

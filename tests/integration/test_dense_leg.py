@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from kruschnexus import Corpus
 from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
+from kruschnexus.lexical.index import LexicalHit
 from kruschnexus.retrieve.filters import like_escape, phrase_pattern, span_filter
 from kruschnexus.retrieve.legs import EXACT_WORK_MEM, PendingSeeds, dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
@@ -668,9 +669,90 @@ def test_a_search_reads_its_lexical_spans_beside_the_dense_leg(
     side = binders._side
     assert side is not None and side is not binders.store and side.conn is not binders.store.conn
     assert stores and all(store is side for store in stores), "read on the second connection"
+    assert binders.search_connections == 2
     monkeypatch.setattr(binders, "_side_store", lambda: None)
     stores.clear()
     for raw in questions:
         assert binders.explain(raw, k=5) == beside[raw], raw
     assert stores and all(store is binders.store for store in stores)
     assert any(trace.hits for trace in beside.values())
+
+
+def test_lexical_spans_the_filter_refuses_change_no_search(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans the lexical index ranks first but PostgreSQL's filter refuses (the index matches stems, the filter
+    substrings) are in the keys handed to the dense leg beside its walk, never in the rows read: the search answers
+    as one connection does."""
+    from kruschnexus.retrieve import search as search_module
+
+    raw = "insurance with financially sound carriers doc_type:agreement"
+    refused = [r.key for r in _exact(binders, "insurance with financially sound carriers doc_type:lease", 3)]
+    index = binders.lexicon.index(binders.workspace)
+    ranking = index.search
+
+    def intruding(query: Any, limit: int) -> list[LexicalHit]:
+        return [*(LexicalHit(key, 99.0, 1.0) for key in refused), *ranking(query, limit)][:limit]
+
+    handed: list[Any] = []
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        handed.append(kwargs["seeds"])
+        return dense_leg_rows(*args, **kwargs)
+
+    monkeypatch.setattr(index, "search", intruding)
+    monkeypatch.setattr(search_module, "dense_leg_rows", noting)
+    beside = binders.explain(raw, k=5)
+    assert handed and isinstance(handed[0], PendingSeeds)
+    assert list(handed[0].keys[:3]) == refused and not set(refused) & {r.key for r in handed[0].rows()}
+    monkeypatch.setattr(binders, "_side_store", lambda: None)
+    handed.clear()
+    assert binders.explain(raw, k=5) == beside
+    assert handed and not isinstance(handed[0], PendingSeeds) and not set(refused) & {r.key for r in handed[0]}
+
+
+def test_a_failed_dense_leg_leaves_the_second_connection_free(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lexical leg's read on the second connection is over before the dense leg's error leaves the search; the
+    next search uses both connections again."""
+    from kruschnexus.retrieve import search as search_module
+
+    reads: list[Any] = []
+    submit = search_module._READING.submit
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        reads.append(submit(*args, **kwargs))
+        return reads[-1]
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the dense leg failed")
+
+    monkeypatch.setattr(search_module._READING, "submit", noting)
+    monkeypatch.setattr(search_module, "dense_leg_rows", failing)
+    with pytest.raises(RuntimeError, match="the dense leg failed"):
+        binders.search("insurance with financially sound carriers", k=5)
+    assert reads and reads[-1].done()
+    assert binders._side is not None and binders._side.reusable, "no transaction left open on it"
+    monkeypatch.setattr(search_module, "dense_leg_rows", dense_leg_rows)
+    assert binders.search("insurance with financially sound carriers", k=5)
+    assert len(reads) == 2 and reads[-1].done()
+
+
+def test_a_second_connection_refused_leaves_searches_on_one(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server that refuses the second connection (too many clients) costs the search nothing but the overlap: it
+    answers on one connection, says why once, and asks no more."""
+    from kruschnexus.errors import StoreUnavailable
+
+    before = binders.search("insurance with financially sound carriers", k=5)
+    tries: list[int] = []
+
+    def refusing() -> Any:
+        tries.append(1)
+        raise StoreUnavailable("too many clients already")
+
+    monkeypatch.setattr(binders, "_side", None)  # as before its first search (the open one is put back after)
+    monkeypatch.setattr(binders, "_side_wanted", True)
+    monkeypatch.setattr(binders.database, "connect", refusing)
+    with caplog.at_level("WARNING"):
+        assert binders.search("insurance with financially sound carriers", k=5) == before
+        assert binders.search("insurance with financially sound carriers", k=5) == before
+    assert tries == [1] and "too many clients already" in caplog.text

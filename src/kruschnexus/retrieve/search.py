@@ -37,7 +37,15 @@ from kruschnexus.retrieve.fusion import (
     Scored,
     fuse,
 )
-from kruschnexus.retrieve.legs import PendingSeeds, Seeds, dense_leg_rows, keyed_rows, row_cosine, seed_depth
+from kruschnexus.retrieve.legs import (
+    PendingSeeds,
+    Seeds,
+    SpanKey,
+    dense_leg_rows,
+    keyed_rows,
+    row_cosine,
+    seed_depth,
+)
 from kruschnexus.retrieve.query import SECTION_REF, Query, parse_query
 from kruschnexus.retrieve.trace import explain_trace, reasons
 from kruschnexus.retrieve.twins import are_twins, once_per_passage
@@ -259,55 +267,58 @@ class _Legs:
         self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
     ) -> tuple[dict[tuple[str, int, int], LegRow], list[Candidate]]:
         """Each leg's candidates under ``span_f`` (``query`` gives the lexical index the same restrictions)."""
-        dense_rows: list[LegRow] = []
-        sparse_rows: list[LegRow] = []
-        scores: dict[tuple[str, int, int], float] = {}
-        s = self.settings
-        deeper: list[tuple[str, int, int]] = []
-        pending: PendingSeeds | None = None
         # The lexical leg first: the question's embedding may still be on its way while the lexical index is
         # searched and its spans read (the dense leg's check reads their cosines later, by key).
-        if "sparse" in s.legs and span_f.pinned:
+        scores, deeper, seeds = self._lexical(query, span_f, doc_ids)
+        try:
+            dense_rows = self._dense(query, span_f, seeds, deeper) if "dense" in self.settings.legs else []
+            sparse_rows = seeds.rows() if isinstance(seeds, PendingSeeds) else list(seeds)
+        finally:
+            if isinstance(seeds, PendingSeeds):
+                wait([seeds.read])  # the second connection is free again before the search goes on, or its error
+        return _candidates(dense_rows, sparse_rows, scores, self.markers)
+
+    def _lexical(
+        self, query: Query, span_f: q.SpanFilter, doc_ids: tuple[str, ...]
+    ) -> tuple[dict[SpanKey, float], list[SpanKey], Seeds]:
+        """The lexical leg: its spans' coverage (by key), the keys of the deeper ranking that mends the dense leg's
+        walk (see :func:`~kruschnexus.retrieve.legs.seed_depth`), and its spans; with a second connection and the
+        dense leg to run, their read on its way (:class:`~kruschnexus.retrieve.legs.PendingSeeds`)."""
+        s = self.settings
+        if "sparse" not in s.legs:
+            return {}, [], []
+        if span_f.pinned:
             # Older versions are not in the lexical index: PostgreSQL's full text ranks their spans.
             sparse_sql, params = q.fulltext_leg(span_f)
             bound = {**params, "text": self.text, "limit": s.sparse_depth}
-            sparse_rows = self.store.run_leg(sparse_sql, bound, planned_for_values=span_f.planned_for_values)
-        elif "sparse" in s.legs:
-            lexical = lexical_query(query, self.text, doc_ids, s)
-            # One ranking serves the lexical leg (its first spans) and the dense leg's mending (all of them).
-            mending = seed_depth(self.index, span_f, s) if "dense" in s.legs else 0
-            deep = self.index.search(lexical, max(s.sparse_depth, mending))
-            ranked = deep[: s.sparse_depth]
-            deeper = [h.key for h in deep] if len(deep) > len(ranked) else []
-            scores = {h.key: h.coverage for h in ranked}
-            if self.side is not None and "dense" in s.legs and ranked:
-                reading = _READING.submit(keyed_rows, self.side, span_f, self.text, ranked)
-                pending = PendingSeeds(tuple(h.key for h in ranked), reading)
-            else:
-                sparse_rows = keyed_rows(self.store, span_f, self.text, ranked)
-        if "dense" in s.legs:
-            dim = self.embedder.dim
-            counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
-            seeds: Seeds = pending if pending is not None else sparse_rows
-            try:
-                dense_rows, _ = dense_leg_rows(
-                    self.store,
-                    span_f,
-                    dim,
-                    self.text,
-                    self.vector,
-                    s,
-                    seeds=seeds,
-                    phrase_spans=counted,
-                    deeper=deeper,
-                )
-            except BaseException:
-                if pending is not None:
-                    wait([pending.read])  # the second connection is free again before the error leaves
-                raise
-        if pending is not None:
-            sparse_rows = pending.rows()
-        return _candidates(dense_rows, sparse_rows, scores, self.markers)
+            return {}, [], self.store.run_leg(sparse_sql, bound, planned_for_values=span_f.planned_for_values)
+        lexical = lexical_query(query, self.text, doc_ids, s)
+        # One ranking serves the lexical leg (its first spans) and the dense leg's mending (all of them).
+        mending = seed_depth(self.index, span_f, s) if "dense" in s.legs else 0
+        deep = self.index.search(lexical, max(s.sparse_depth, mending))
+        ranked = deep[: s.sparse_depth]
+        deeper = [h.key for h in deep] if len(deep) > len(ranked) else []
+        scores = {h.key: h.coverage for h in ranked}
+        if self.side is not None and "dense" in s.legs and ranked:
+            keys = tuple(h.key for h in ranked)
+            return scores, deeper, PendingSeeds(keys, _READING.submit(keyed_rows, self.side, span_f, self.text, ranked))
+        return scores, deeper, keyed_rows(self.store, span_f, self.text, ranked)
+
+    def _dense(self, query: Query, span_f: q.SpanFilter, seeds: Seeds, deeper: list[SpanKey]) -> list[LegRow]:
+        """The dense leg's rows, checked against the lexical leg's ``seeds`` and mended from ``deeper``."""
+        counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
+        rows, _ = dense_leg_rows(
+            self.store,
+            span_f,
+            self.embedder.dim,
+            self.text,
+            self.vector,
+            self.settings,
+            seeds=seeds,
+            phrase_spans=counted,
+            deeper=deeper,
+        )
+        return rows
 
 
 def _absent(
