@@ -13,7 +13,8 @@ after one warm-up pass:
 ``rest`` is full - bare - embed per sample (parsing, the workspace check, fusion, hits and the trace, plus
 noise), and ``full / bare`` the ratio of the two distributions' p50, p95 and mean. The full search reads the lexical
 leg's spans on a second connection while its dense leg runs (as a corpus that opens its own store does);
-``--one-connection`` measures it reading them first, on one.
+``--one-connection`` measures it reading them first, on one, and ``--alternate-connections`` times both ways
+question by question in the same run (``connections_alternated``).
 
 Two settings:
 
@@ -46,6 +47,7 @@ import json
 import math
 import os
 import platform
+import random
 import shutil
 import sys
 import tempfile
@@ -335,6 +337,53 @@ def measure(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, An
             for raw, v in per_query.items()
         ],
     }
+
+
+def alternate_connections(corpus: Corpus, queries: Sequence[str], repeat: int) -> dict[str, Any]:
+    """Full searches on one connection and on two (the lexical leg's read beside the dense leg), alternated
+    question by question in this process, which of the two goes first shuffled with a fixed seed: on a machine
+    whose speed drifts between runs, the fair comparison of the two. Two more corpora of the same workspace share
+    ``corpus``'s database, model and lexical index."""
+    from kruschnexus import Corpus
+
+    def sharing(side_connection: bool) -> Corpus:
+        return Corpus(
+            workspace=corpus.workspace,
+            settings=corpus.settings,
+            embedder=corpus.embedder,
+            lexicon=corpus.lexicon,
+            database=corpus.database,
+            side_connection=side_connection,
+        )
+
+    corpora = {"one": sharing(False), "two": sharing(True)}
+    try:
+        for raw in queries:
+            for each in corpora.values():
+                each.search(raw, k=K)
+        samples: dict[str, list[float]] = {name: [] for name in corpora}
+        plain: dict[str, list[float]] = {name: [] for name in corpora}
+        kinds = {raw: prepare(corpus, raw).kind for raw in queries}
+        order = random.Random(SEED)
+        for _ in range(repeat):
+            for raw in queries:
+                names = list(corpora)
+                order.shuffle(names)
+                for name in names:
+                    started = time.perf_counter()
+                    corpora[name].search(raw, k=K)
+                    took = time.perf_counter() - started
+                    samples[name].append(took)
+                    if kinds[raw] == "plain":
+                        plain[name].append(took)
+        return {
+            "connections": {name: each.search_connections for name, each in corpora.items()},
+            "full": {name: stats(values) for name, values in samples.items()},
+            "plain": {name: stats(values) for name, values in plain.items() if values},
+        }
+    finally:
+        for each in corpora.values():
+            each.close()
 
 
 # --------------------------------------------------------------------------- synthetic workspace
@@ -708,9 +757,10 @@ def wait_settled(corpus: Corpus, interval: float) -> tuple[int, int, int]:
 
 
 def run_corpus(
-    workspace: str, repeat: int, settle: float, side_connection: bool = True
+    workspace: str, repeat: int, settle: float, side_connection: bool = True, alternate: bool = False
 ) -> tuple[dict[str, Any], Embedder]:
-    """Setting 1: the ingested workspace under NEXUS_HOME (``side_connection``: see :class:`Corpus`)."""
+    """Setting 1: the ingested workspace under NEXUS_HOME (``side_connection``: see :class:`Corpus`; ``alternate``:
+    :func:`alternate_connections` too)."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
 
@@ -728,6 +778,8 @@ def run_corpus(
             "spans": spans,
         }
         result.update(measure(corpus, QUERIES, repeat))
+        if alternate:
+            result["connections_alternated"] = alternate_connections(corpus, QUERIES, repeat)
         return result, corpus.embedder
     finally:
         corpus.close()
@@ -742,6 +794,7 @@ def run_synthetic(
     like: str | None = None,
     build_memory: str = BUILD_MEMORY,
     side_connection: bool = True,
+    alternate: bool = False,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
     stays for the next run, which measures it again instead of generating it when it was generated the same way
@@ -813,6 +866,8 @@ def run_synthetic(
             result["generation"]["hnsw_build"] = None if built is None else dataclasses.asdict(built)
             progress("synthetic: measuring")
             result.update(measure(corpus, QUERIES, repeat))
+            if alternate:
+                result["connections_alternated"] = alternate_connections(corpus, QUERIES, repeat)
             return result
         finally:
             corpus.close()
@@ -890,6 +945,15 @@ def render(result: dict[str, Any]) -> str:
                 mean = "n/a" if r["mean"] is None else f"{r['mean']:.3f}"
                 parts.append(f"@{at} {mean} ({r['queries']} queries)")
             lines.append(f"   {what} recall against exact ranking, {kind} queries: " + ", ".join(parts))
+    alternated = result.get("connections_alternated")
+    if alternated:
+        lines.append("   full search, alternated question by question (p50 / p95 ms):")
+        for what in ("full", "plain"):
+            pairs = "   ".join(
+                f"{name} connection{'s' if name == 'two' else ''} {row['p50_ms']:.2f} / {row['p95_ms']:.2f}"
+                for name, row in alternated[what].items()
+            )
+            lines.append(f"     {what:6} {pairs}")
     slowest = sorted(result["per_query"], key=lambda r: -r["full_p50_ms"])[:3]
     lines.append("   slowest queries (p50 full / bare ms, hits):")
     lines.extend(f"     {r['full_p50_ms']:8.2f} / {r['bare_p50_ms']:8.2f}  {r['hits']}  {r['query']}" for r in slowest)
@@ -948,6 +1012,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="search on one connection: the lexical leg's spans read back before the dense leg runs, not beside it",
     )
+    parser.add_argument(
+        "--alternate-connections",
+        action="store_true",
+        help="also time full searches on one connection and on two, alternated question by question",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -964,7 +1033,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = None
     if not args.skip_corpus:
         report["settings"]["corpus"], embedder = run_corpus(
-            args.workspace, args.repeat, args.settle, not args.one_connection
+            args.workspace, args.repeat, args.settle, not args.one_connection, args.alternate_connections
         )
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
@@ -976,6 +1045,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.like,
             args.build_memory,
             not args.one_connection,
+            args.alternate_connections,
         )
     if args.json:
         print(json.dumps(report, indent=2))

@@ -91,7 +91,7 @@ def bench_env(monkeypatch: pytest.MonkeyPatch, bench_home: Path, database_url: s
 
 def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
     search = load("search")
-    argv = ["--workspace", bench_workspace, "--generate", 2000, "--repeat", 1, "--json"]
+    argv = ["--workspace", bench_workspace, "--generate", 2000, "--repeat", 1, "--alternate-connections", "--json"]
     report = run(search, argv, capsys)
     settings = report["settings"]
     assert set(settings) == {"corpus", "synthetic"}
@@ -109,6 +109,11 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
     assert set(kinds) == set(search.KINDS) and sum(k["queries"] for k in kinds.values()) == len(search.QUERIES)
     assert synthetic["generation"]["hnsw_build"] == {"m": 16, "ef_construction": 200}
     assert all(result["connections"] == 2 for result in settings.values()), "the lexical read beside the dense leg"
+    for result in settings.values():
+        alternated = result["connections_alternated"]
+        assert alternated["connections"] == {"one": 1, "two": 2}
+        assert set(alternated["full"]) == set(alternated["plain"]) == {"one", "two"}
+        assert all(set(row) == LATENCY for row in alternated["full"].values())
 
 
 def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
