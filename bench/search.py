@@ -186,6 +186,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
 
     seeds = sparse()  # what the lexical leg gives the dense one, as in the search
     counted = functools.partial(index.phrase_spans, parsed.phrases) if parsed.phrases else None
+    words = functools.partial(index.phrase_words, parsed.phrases) if parsed.phrases else None
     deep = index.search(lexical, depth)
     deeper = [h.key for h in deep] if len(deep) > fusion.sparse_depth else []
 
@@ -203,6 +204,7 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
             seeds if seeded else (),
             phrase_spans=counted,
             deeper=deeper if seeded else (),
+            phrase_words=words,
         )
 
     def exact() -> list[Any]:

@@ -1,10 +1,13 @@
 """The lexical index counts the spans that hold quoted phrases (the dense leg's choice between ranking them exactly and
 walking the graph): the count is the spans whose analysed words hold each phrase's analysed words in order, and a
-word's document frequency stands for it, as a bound, when one of the phrases' words is that rare."""
+word's document frequency stands for it, as a bound, when one of the phrases' words is that rare. Each word of the
+phrases is counted too, and the dense leg's exact ranking finds a phrase's spans by its rarest word when most spans
+holding the word hold the phrase."""
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -12,6 +15,7 @@ from hypothesis import strategies as st
 
 from kruschnexus.lexical.index import IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex
+from kruschnexus.retrieve import legs
 
 WORDS = ("the", "borrower", "lender", "shall", "pay", "events", "event", "of", "default", "notice")
 
@@ -44,6 +48,51 @@ def test_the_count_is_the_spans_holding_every_phrase(texts: list[str], quoted: l
             assert index.phrase_spans(quoted, rarest) == rarest >= holding
         finally:
             index.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=texts, quoted=phrases)
+def test_each_word_of_the_phrases_is_counted_by_its_rarest_stem(texts: list[str], quoted: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        index = TantivyIndex(Path(folder) / "index")
+        try:
+            spans = [SpanEntry("a" * 64, 1, n, text, "", (), (), "lease", True) for n, text in enumerate(texts)]
+            index.replace([], spans, [])
+            index.commit(IndexState("test", 1))
+            analysed = [set(index.analyze(t)) for t in texts]
+            words = index.phrase_words([p.title() for p in quoted])  # counted as written, lower-cased
+            assert set(words) == {w for p in quoted for w in p.split()}
+            for word, holding in words.items():
+                assert holding == min(sum(stem in held for held in analysed) for stem in index.analyze(word))
+        finally:
+            index.close()
+
+
+def _counts(
+    words: dict[str, int], phrase: int | None
+) -> tuple[Callable[[int], int | None], Callable[[], dict[str, int]]]:
+    return (lambda beyond: phrase), (lambda: words)
+
+
+def test_the_word_that_finds_a_phrase_s_spans() -> None:
+    """The rarest word of four letters or more, when most spans holding it hold the phrase and enough do."""
+    many = legs.WORD_FIRST_FROM
+    share = legs.WORD_FIRST_SHARE
+    cap = 10 * many
+    assert legs._word_first(*_counts({"the": many * 9, "borrower": many * 2}, many * 2), cap) == "borrower"
+    # "the" is rarer here, but too short for the trigram index: the next word finds the spans.
+    assert legs._word_first(*_counts({"the": many, "lender": many + 1}, many), cap) == "lender"
+    # The word is held by more than the share allows: the phrase's spans are read.
+    too_common = {"events": many * 5, "default": int(many * share) + 1}
+    assert legs._word_first(*_counts(too_common, many), cap) is None
+    # Too few hold the phrase for the word to save anything.
+    assert legs._word_first(*_counts({"borrower": many - 1}, many - 1), cap) is None
+    # More hold the word than the exact ranking may read.
+    assert legs._word_first(*_counts({"borrower": cap + 1}, cap), cap) is None
+    # No word of four letters or more, or no count of the phrase.
+    assert legs._word_first(*_counts({"the": many, "of": many}, many), cap) is None
+    assert legs._word_first(*_counts({"borrower": many}, None), cap) is None
+    assert legs._word_first(None, lambda: {"borrower": many}, cap) is None
 
 
 def test_a_phrase_without_a_word_the_index_reads_is_not_counted(tmp_path: Path) -> None:

@@ -162,6 +162,10 @@ class LexicalIndex(Protocol):
         read from the words' document frequencies alone when one of them is held by at most ``beyond`` spans (then
         that frequency: a bound); ``None`` when the phrases have no word the index analyses (``"§"``)."""
 
+    def phrase_words(self, phrases: Sequence[str]) -> dict[str, int]:
+        """Each word of ``phrases`` that the index analyses (as written, lower-cased) and how many spans hold it as the
+        index matches it (those of its rarest stem)."""
+
     def front_terms(self, doc_id: str, terms: list[str]) -> set[str]:
         """Those of the analysed ``terms`` that the first pages (or name) of one document hold."""
 

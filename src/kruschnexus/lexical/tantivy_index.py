@@ -300,6 +300,18 @@ class TantivyIndex:
         held = [q for q in (self._phrase(schema, p) for p in phrases) if q is not None]
         return _count(searcher, _all_of(schema, held))
 
+    def phrase_words(self, phrases: Sequence[str]) -> dict[str, int]:
+        """Each word of ``phrases`` that the index analyses (as written, lower-cased) and how many spans hold it as the
+        index matches it (those of its rarest stem)."""
+        self._spans.reload()
+        searcher = self._spans.searcher()
+        words = dict.fromkeys(w for phrase in phrases for w in phrase.lower().split())
+        return {
+            word: int(min(searcher.doc_freq("text", stem) for stem in stems))
+            for word in words
+            if (stems := self.analyze(word))
+        }
+
     def knows(self, term: str, doc_ids: Sequence[str] | None = None) -> bool:
         """Whether any span's text or headings, or any document's name or first pages, hold the analysed term; with
         ``doc_ids``, whether the text or headings of a span of those documents do."""

@@ -15,6 +15,7 @@ from psycopg import sql
 from kruschnexus.config import MAX_EF_SEARCH
 from kruschnexus.embed.base import Vectors
 from kruschnexus.lexical.index import LexicalHit, LexicalIndex
+from kruschnexus.retrieve.filters import like_escape, phrase_pattern
 from kruschnexus.retrieve.fusion import FusionSettings
 from kruschnexus.store import queries as q
 from kruschnexus.store.postgres import PgStore
@@ -73,6 +74,7 @@ def dense_leg_rows(
     seeds: Seeds = (),
     phrase_spans: Callable[[int], int | None] | None = None,
     deeper: Sequence[SpanKey] = (),
+    phrase_words: Callable[[], Mapping[str, int]] | None = None,
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]]:
     """The dense leg's rows, and the statement (with its parameters) that gave them: nearest-first when the filter
     may pass many spans or quotes a phrase, and enough of the nearest pass (see
@@ -93,7 +95,11 @@ def dense_leg_rows(
     first. The graph's walk after a nearest-first read that fell short has the widest beam.
 
     ``deeper``: the keys of more of the lexical index's ranking than its leg keeps (see :func:`seed_depth`); those
-    that pass the filter mend the graph's walk as the seeds do (:func:`_deepened`)."""
+    that pass the filter mend the graph's walk as the seeds do (:func:`_deepened`).
+
+    ``phrase_words``: the words of the filter's phrases and how many spans hold each, as the lexical index counts
+    them (:meth:`~kruschnexus.lexical.index.LexicalIndex.phrase_words`): an exact ranking under phrases finds its
+    spans by the rarest when most spans holding it hold the phrases too (:func:`_word_first`)."""
     s = settings
     common = {"text": text, "limit": s.dense_depth, "vector": vector}
     if q.ranks_exactly_first(span_f):
@@ -126,7 +132,8 @@ def dense_leg_rows(
             few = _few(s, store.spans_stored(span_f.workspace))
             held = phrase_spans(_cap(few)) if phrase_spans is not None and _phrases_only(span_f) else None
             if held is None or held <= _cap(few):
-                exact = _capped_exact(store, span_f, dim, common, few, s)
+                word = _word_first(phrase_spans, phrase_words, _cap(few))
+                exact = _capped_exact(store, span_f, dim, common, few, s, word)
                 if exact is not None:
                     return exact
         # Fewer than one in eight of the nearest pass: the graph's walk must go far past its beam to find enough,
@@ -284,17 +291,69 @@ def _missed(rows: Sequence[LegRow], cosines: Mapping[SpanKey, float]) -> bool:
 
 
 def _capped_exact(
-    store: PgStore, span_f: q.SpanFilter, dim: int, common: dict[str, Any], few: float, s: FusionSettings
+    store: PgStore,
+    span_f: q.SpanFilter,
+    dim: int,
+    common: dict[str, Any],
+    few: float,
+    s: FusionSettings,
+    word: str | None = None,
 ) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]] | None:
     """Every span passing ``span_f`` ranked exactly, unless more than :data:`EXACT_SLACK` x ``few`` pass (then
-    ``None``: the spans read are not all that pass)."""
-    statement, params = q.capped_exact_leg(span_f, dim)
+    ``None``: the spans read are not all that pass). ``word``: a word of the filter's phrases by which the spans are
+    found, the phrases tested on the nearest only (:func:`~kruschnexus.store.queries.word_first_exact_leg`); when
+    that gives no answer (more than the cap hold the word, or none of those read holds the phrases), the spans
+    holding the phrases are read as without it."""
     cap = _cap(few)
+    if word is not None:
+        statement, params = q.word_first_exact_leg(span_f, dim)
+        hints = {"word_like": f"%{like_escape(word[1:])}%", "word_pattern": phrase_pattern(word)}
+        bound = {**params, **common, **hints, "cap": cap}
+        rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values, work_mem=EXACT_WORK_MEM)
+        if rows and (rows[0].passing or 0) <= cap:
+            return rows, (statement, bound)
+    statement, params = q.capped_exact_leg(span_f, dim)
     bound = {**params, **common, "cap": cap}
     rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values, work_mem=EXACT_WORK_MEM)
     if not rows or (rows[0].passing or 0) <= cap:
         return rows, (statement, bound)
     return None
+
+
+#: The spans an exact ranking under quoted phrases reads when it finds them by a word (:func:`_word_first`): the
+#: lexical index finds the phrases in at least this many. Below it, testing the phrases on every span that holds
+#: them costs at most some 6 ms at 3 µs a span, which finding them by the word cannot save.
+WORD_FIRST_FROM = 2_000
+
+#: At most this many times as many spans as hold the phrases may hold the word that finds them: each span read
+#: costs about 2.9 µs found by the word (its row, a ``LIKE``, its distance), 5.9 µs tested against the phrases (at
+#: 10^5 spans, ``bench/README.md``), and the word's own index scan some 2 ms more.
+WORD_FIRST_SHARE = 1.5
+
+
+def _word_first(
+    phrase_spans: Callable[[int], int | None] | None,
+    phrase_words: Callable[[], Mapping[str, int]] | None,
+    cap: int,
+) -> str | None:
+    """The word by which an exact ranking under phrases finds its spans (see
+    :func:`~kruschnexus.store.queries.word_first_exact_leg`), or ``None`` (the spans holding the phrases are read):
+    of the phrases' words of four letters or more (a ``LIKE`` pattern without the first letter needs three for the
+    text's trigram index), the one the fewest spans hold, when at most ``cap`` do, at least :data:`WORD_FIRST_FROM`
+    spans hold the phrases and at most :data:`WORD_FIRST_SHARE` times as many hold the word, as the lexical index
+    counts them (by stems: a guide, not a bound; the ranking is exact either way)."""
+    if phrase_words is None or phrase_spans is None:
+        return None
+    usable = [(holding, word) for word, holding in phrase_words().items() if len(word) >= 4]
+    if not usable:
+        return None
+    holding, word = min(usable)
+    if not WORD_FIRST_FROM <= holding <= cap:
+        return None
+    held = phrase_spans(0)
+    if held is None or held < WORD_FIRST_FROM or WORD_FIRST_SHARE * held < holding:
+        return None
+    return word
 
 
 def keyed_rows(store: PgStore, span_f: q.SpanFilter, text: str, ranked: list[LexicalHit]) -> list[LegRow]:

@@ -307,6 +307,7 @@ class _Legs:
     def _dense(self, query: Query, span_f: q.SpanFilter, seeds: Seeds, deeper: list[SpanKey]) -> list[LegRow]:
         """The dense leg's rows, checked against the lexical leg's ``seeds`` and mended from ``deeper``."""
         counted = functools.partial(self.index.phrase_spans, query.phrases) if query.phrases else None
+        words = functools.partial(self.index.phrase_words, query.phrases) if query.phrases else None
         rows, _ = dense_leg_rows(
             self.store,
             span_f,
@@ -317,6 +318,7 @@ class _Legs:
             seeds=seeds,
             phrase_spans=counted,
             deeper=deeper,
+            phrase_words=words,
         )
         return rows
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -659,6 +660,51 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
         filter_from=_filter_from(f),
         joins=sql.SQL(_SPAN_JOINS),
         where=where,
+        dim=sql.Literal(int(dim)),
+    )
+    return query, params
+
+
+def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
+    """:func:`capped_exact_leg` for a filter that quotes phrases, finding its spans by one word of them: every span
+    that passes ``f`` but for its phrases and holds the word (``%(word_like)s``, a ``LIKE`` pattern of the word
+    without its first letter, or else ``%(word_pattern)s``, the word as a case-insensitive regular expression: each
+    a superset of the spans whose text matches a phrase that holds the word), ranked by its exact distance to
+    ``%(vector)s``, then the phrases tested in that order until ``%(limit)s`` hold them.
+
+    The regular expression of a phrase costs about 3 µs per span tested, more than reaching the span's row, and
+    the ``LIKE`` test a third of it: when most spans holding the word hold the phrase (``"the borrower"``), testing
+    the phrase on the nearest only halves the ranking (at 10^5 spans, 6,512 spans hold ``borrower``, 5,895 of them
+    ``the borrower``: 42.6 → 23.5 ms). ``passing`` counts the spans holding the word (at most ``cap + 1``): more
+    than ``cap`` means the rows are no answer, as for :func:`capped_exact_leg`; no rows means none of those read
+    holds the phrases, which is an answer only when they were all read (not told here: ask
+    :func:`capped_exact_leg`)."""
+    if not f.phrase_patterns:
+        raise ValueError("a ranking that finds its spans by a word of their phrases needs a phrase")
+    where, params = span_filter_sql(dataclasses.replace(f, phrase_patterns=()))
+    phrases = sql.SQL(" AND ").join(
+        sql.SQL("t.text ~* {}").format(sql.Placeholder(f"phrase_{i}")) for i in range(len(f.phrase_patterns))
+    )
+    params.update({f"phrase_{i}": pattern for i, pattern in enumerate(f.phrase_patterns)})
+    query = sql.SQL(
+        "WITH holding AS MATERIALIZED (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
+        " {filter_from} WHERE {where} AND (s.text LIKE %(word_like)s OR s.text ~* %(word_pattern)s)"
+        " AND s.dim = {dim} LIMIT %(cap)s + 1)"
+        " SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match,"
+        " (SELECT count(*) FROM holding) AS passing"
+        " FROM (SELECT h.* FROM (SELECT * FROM holding ORDER BY distance OFFSET 0) h"
+        " WHERE (SELECT {phrases} FROM spans t WHERE t.workspace = h.workspace AND t.doc_id = h.doc_id"
+        " AND t.page_number = h.page_number AND t.ordinal = h.ordinal) LIMIT %(limit)s) n"
+        " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
+        " AND s.ordinal = n.ordinal {joins} ORDER BY n.distance"
+    ).format(
+        cols=_HIT_COLUMNS,
+        distance=_distance(dim),
+        all_terms=_ALL_TERMS,
+        filter_from=_filter_from(f),
+        joins=sql.SQL(_SPAN_JOINS),
+        where=where,
+        phrases=phrases,
         dim=sql.Literal(int(dim)),
     )
     return query, params
