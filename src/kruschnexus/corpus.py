@@ -456,7 +456,6 @@ class Corpus:
         ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
         the default is both. ``floor`` overrides the similarity floor for this call (the calibration sweep).
         """
-        self._require_workspace()
         settings = self.fusion_settings()
         if floor is not None:
             settings = dataclasses.replace(settings, floor=floor)
@@ -467,7 +466,9 @@ class Corpus:
             settings = dataclasses.replace(settings, legs=tuple(legs))
         store = self.read_store
         side = self._side_store() if "sparse" in settings.legs and "dense" in settings.legs else None
-        return run_search(store, self.embedder, self.lexicon, self.workspace, query, k, settings, side)
+        return run_search(
+            store, self.embedder, self.lexicon, self.workspace, query, k, settings, side, check=self._require_workspace
+        )
 
     def exists(self) -> bool:
         """Whether this workspace exists."""

@@ -756,3 +756,42 @@ def test_a_second_connection_refused_leaves_searches_on_one(
         assert binders.search("insurance with financially sound carriers", k=5) == before
         assert binders.search("insurance with financially sound carriers", k=5) == before
     assert tries == [1] and "too many clients already" in caplog.text
+
+
+def test_the_question_is_embedded_while_the_workspace_is_checked(
+    binders: Corpus, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workspace's check (a read of its model) runs once the question's embedding is on its way; a workspace
+    that does not exist still stops the search before anything else is read, and its embedding is dropped."""
+    from kruschnexus.errors import NotFoundError
+    from kruschnexus.retrieve import search as search_module
+
+    events: list[str] = []
+    pool = search_module._EMBEDDING
+
+    class Noting:
+        def submit(self, *args: Any) -> Future[Any]:
+            events.append("embedding submitted")
+            return pool.submit(*args)
+
+    real_check = Corpus._require_workspace
+
+    def checking(self: Corpus) -> None:
+        events.append("workspace checked")
+        real_check(self)
+
+    def syncing(*args: Any, **kwargs: Any) -> Any:
+        events.append("lexical index synced")
+        return real_sync(*args, **kwargs)
+
+    real_sync = type(binders.lexicon).sync
+    monkeypatch.setattr(search_module, "_EMBEDDING", Noting())
+    monkeypatch.setattr(Corpus, "_require_workspace", checking)
+    monkeypatch.setattr(type(binders.lexicon), "sync", syncing)
+    assert binders.search("insurance with financially sound carriers", k=3)
+    assert events == ["embedding submitted", "workspace checked", "lexical index synced"]
+    events.clear()
+    with Corpus(workspace="no-such-workspace", settings=settings, embedder=binders.embedder) as missing:
+        with pytest.raises(NotFoundError, match="does not exist"):
+            missing.search("insurance with financially sound carriers", k=3)
+    assert events == ["embedding submitted", "workspace checked"]

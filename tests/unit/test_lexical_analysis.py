@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kruschnexus.chunk.titles import is_title_only
@@ -249,6 +249,34 @@ def test_a_paragraph_number_on_its_own_line_opens_its_paragraph() -> None:
 )
 def test_looks_like_contents(text: str, expected: bool) -> None:
     assert looks_like_contents(text) is expected
+
+
+_LEADER = re.compile(r"(?:\.\s?){5,}\s*(?:[0-9ivxlc]+)?\s*$", re.IGNORECASE)
+_TITLE = re.compile(r"\s*(?:(?i:section|article|§)\s*)?\d+(?:\.\d+)*\.?\s+[^.,;:]{1,50}$")
+
+
+def _contents_by_every_line(text: str) -> bool:
+    """The rule itself, every line tested against both patterns (what :func:`looks_like_contents` spares)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if 2 * sum(1 for line in lines if _LEADER.search(line)) >= len(lines):
+        return True
+    titles = sum(1 for line in lines if _TITLE.match(line))
+    return titles >= 3 and 3 * titles >= 2 * len(lines)
+
+
+_PIECES = st.sampled_from(
+    [".", ". ", "..", "\n", "\r\n", "\u2028", " ", "\t", "\u00a0", "12", "8.01", "iv", "Section ", "§ ", "Rent", ","]
+)
+
+
+@settings(max_examples=400)
+@example("Rent . . . . . 12")
+@example("Rent. \u00a0. .\t. .iv\n§ 12 Rent")
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_looks_like_contents_is_the_rule_on_every_line(text: str) -> None:
+    assert looks_like_contents(text) is _contents_by_every_line(text)
 
 
 @pytest.mark.parametrize(

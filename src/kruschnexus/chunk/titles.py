@@ -25,8 +25,10 @@ _CODE_TITLE = re.compile(r"^\S.{0,30}?\s[-\u2013\u2014]\s+[A-Z][^.;:!?]*\.?$")
 def is_title_only(text: str) -> bool:
     """The text is one short line whose words are capitalised (``5. Forecasts; Terpene Cost Information.``,
     ``ARTICLE X FORCE MAJEURE``)."""
+    if "\n" in text.strip():
+        return False
     line = " ".join(text.split())
-    if not line or len(line) > TITLE_ONLY_CHARS or "\n" in text.strip():
+    if not line or len(line) > TITLE_ONLY_CHARS:
         return False
     words = [w for w in _TITLE_WORD.findall(line) if w.lower() not in _TITLE_SMALL]
     return bool(words) and all(w[0].isupper() for w in words)

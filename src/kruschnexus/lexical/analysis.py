@@ -158,6 +158,8 @@ def title_of(front: str) -> str:
 
 #: A line that ends in a dot leader and, perhaps, a page number: ``Governing Law ........ 12``.
 _LEADER_LINE = re.compile(r"(?:\.\s?){5,}\s*(?:[0-9ivxlc]+)?\s*$", re.IGNORECASE)
+#: What every dot leader holds (:data:`_LEADER_LINE`).
+_DOT_PAIR = re.compile(r"\.\s?\.")
 
 
 def looks_like_contents(text: str) -> bool:
@@ -167,7 +169,12 @@ def looks_like_contents(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return False
-    if 2 * sum(1 for line in lines if _LEADER_LINE.search(line)) >= len(lines):
+    # A leader holds two dots at most one space apart: without them, no line is searched (a search for the leader
+    # tries every character of a line, some 8 µs for a span's 400; the dots are found at the speed of a scan).
+    leaders = sum(1 for line in lines if _LEADER_LINE.search(line)) if _DOT_PAIR.search(text) else 0
+    if 2 * leaders >= len(lines):
         return True
+    if len(lines) < 3:
+        return False
     titles = sum(1 for line in lines if is_numbered_title_line(line))
     return titles >= 3 and 3 * titles >= 2 * len(lines)

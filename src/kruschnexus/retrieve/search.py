@@ -137,16 +137,18 @@ def run_search(
     k: int,
     settings: FusionSettings,
     side: PgStore | None = None,
+    check: Callable[[], None] | None = None,
 ) -> SearchOutcome:
     """Run one query end to end (see the module docstring). ``side``: a second connection to the server ``store``
     reads from, on which the lexical leg's spans are read back while the dense leg runs on ``store`` (without one,
-    one after the other)."""
+    one after the other). ``check``: what must hold before the search reads anything (the workspace exists, with
+    this model), run while the question is embedded."""
     if k < 1:
         raise QueryError("k must be at least 1", 0)
     query = parse_query(raw)
     if query.is_empty:
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
-    early = _EMBEDDING.submit(embedder.embed, [query.search_text]) if "dense" in settings.legs else None
+    early = _embedding(embedder, query, settings, check)
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     match = (
@@ -230,6 +232,21 @@ def run_search(
         mentioned=mentioned if scored else None,
     )
     return SearchOutcome(hits, trace)
+
+
+def _embedding(
+    embedder: Embedder, query: Query, settings: FusionSettings, check: Callable[[], None] | None
+) -> Future[Vectors] | None:
+    """The question's embedding on its way (when the dense leg runs), ``check`` run meanwhile; the embedding is
+    dropped when ``check`` raises."""
+    early = _EMBEDDING.submit(embedder.embed, [query.search_text]) if "dense" in settings.legs else None
+    if check is not None:
+        try:
+            check()
+        except BaseException:
+            _kept(early, False)
+            raise
+    return early
 
 
 def _kept(early: Future[Vectors] | None, needed: bool) -> Future[Vectors] | None:
