@@ -762,7 +762,7 @@ def test_the_question_is_embedded_while_the_workspace_is_checked(
     binders: Corpus, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The workspace's check (a read of its model) runs once the question's embedding is on its way; a workspace
-    that does not exist still stops the search before anything else is read, and its embedding is dropped."""
+    that does not exist still stops the search before its lexical index is read (the embedding is not waited for)."""
     from kruschnexus.errors import NotFoundError
     from kruschnexus.retrieve import search as search_module
 

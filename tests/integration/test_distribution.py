@@ -126,6 +126,8 @@ def _statements() -> Iterator[tuple[str, str]]:
         q.fulltext_leg(full),
         q.keyed_leg(full),
         q.keyed_nearer(full, 384),
+        q.capped_exact_leg(full, 384),
+        q.word_first_exact_leg(full, 384),
     )
     for leg, _ in (*legs, q.dense_leg(as_of, 384)):
         yield "leg", leg.as_string(None)

@@ -129,9 +129,20 @@ def test_the_search_finds_a_common_phrase_by_its_word(clauses: Corpus, monkeypat
         chosen.append(word)
         return word
 
+    statements: list[str] = []
+    run_leg = type(clauses.store).run_leg
+
+    def running(self: Any, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        rows = run_leg(self, statement, *args, **kwargs)
+        statements.append(statement.as_string(None) if hasattr(statement, "as_string") else str(statement))
+        return rows
+
     monkeypatch.setattr(legs, "WORD_FIRST_FROM", 10)
     monkeypatch.setattr(legs, "WORD_FIRST_SHARE", 2.0)
     monkeypatch.setattr(legs, "_word_first", noting)
+    monkeypatch.setattr(type(clauses.store), "run_leg", running)
     with_word = [(h.citation, h.score) for h in clauses.search(raw, k=5)]
     assert chosen == ["borrower"]
+    exact = [text for text in statements if "WITH holding" in text or "WITH passing" in text]
+    assert len(exact) == 1 and "WITH holding" in exact[0], "the word's ranking answered, without the phrase's"
     assert with_word == without and with_word

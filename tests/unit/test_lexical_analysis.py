@@ -8,8 +8,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from kruschnexus.chunk.grammar import is_numbered_title_line
 from kruschnexus.chunk.titles import is_title_only
 from kruschnexus.lexical.analysis import (
+    _LEADER_LINE,
     entity_names,
     file_words,
     legal_ids,
@@ -251,18 +253,15 @@ def test_looks_like_contents(text: str, expected: bool) -> None:
     assert looks_like_contents(text) is expected
 
 
-_LEADER = re.compile(r"(?:\.\s?){5,}\s*(?:[0-9ivxlc]+)?\s*$", re.IGNORECASE)
-_TITLE = re.compile(r"\s*(?:(?i:section|article|§)\s*)?\d+(?:\.\d+)*\.?\s+[^.,;:]{1,50}$")
-
-
 def _contents_by_every_line(text: str) -> bool:
-    """The rule itself, every line tested against both patterns (what :func:`looks_like_contents` spares)."""
+    """The rule itself, every line tested for a leader and a numbered title (what :func:`looks_like_contents`
+    spares)."""
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return False
-    if 2 * sum(1 for line in lines if _LEADER.search(line)) >= len(lines):
+    if 2 * sum(1 for line in lines if _LEADER_LINE.search(line)) >= len(lines):
         return True
-    titles = sum(1 for line in lines if _TITLE.match(line))
+    titles = sum(1 for line in lines if is_numbered_title_line(line))
     return titles >= 3 and 3 * titles >= 2 * len(lines)
 
 

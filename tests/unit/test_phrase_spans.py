@@ -17,7 +17,7 @@ from kruschnexus.lexical.index import IndexState, SpanEntry
 from kruschnexus.lexical.tantivy_index import TantivyIndex
 from kruschnexus.retrieve import legs
 
-WORDS = ("the", "borrower", "lender", "shall", "pay", "events", "event", "of", "default", "notice")
+WORDS = ("the", "borrower", "lender", "shall", "pay", "events", "event", "of", "default", "notice", "non-compete")
 
 
 def _holds(words: list[str], phrase: list[str]) -> bool:
@@ -75,22 +75,25 @@ def _counts(
 
 
 def test_the_word_that_finds_a_phrase_s_spans() -> None:
-    """The rarest word of four letters or more, when most spans holding it hold the phrase and enough do."""
+    """The rarest word long enough for the trigram index, when most spans holding it hold the phrase and enough do."""
     many = legs.WORD_FIRST_FROM
     share = legs.WORD_FIRST_SHARE
     cap = 10 * many
     assert legs._word_first(*_counts({"the": many * 9, "borrower": many * 2}, many * 2), cap) == "borrower"
-    # "the" is rarer here, but too short for the trigram index: the next word finds the spans.
-    assert legs._word_first(*_counts({"the": many, "lender": many + 1}, many), cap) == "lender"
+    # "rate" is rarer here, but too short for the trigram index: the next word finds the spans.
+    assert legs._word_first(*_counts({"rate": many, "prime": many + 1}, many), cap) == "prime"
     # The word is held by more than the share allows: the phrase's spans are read.
     too_common = {"events": many * 5, "default": int(many * share) + 1}
     assert legs._word_first(*_counts(too_common, many), cap) is None
-    # Too few hold the phrase for the word to save anything.
+    assert legs._word_first(*_counts({"events": many * 5, "default": int(many * share)}, many), cap) == "default"
+    # Too few hold the phrase for the word to save anything, though enough hold the word.
+    assert legs._word_first(*_counts({"borrower": many}, many - 1), cap) is None
     assert legs._word_first(*_counts({"borrower": many - 1}, many - 1), cap) is None
     # More hold the word than the exact ranking may read.
     assert legs._word_first(*_counts({"borrower": cap + 1}, cap), cap) is None
-    # No word of four letters or more, or no count of the phrase.
-    assert legs._word_first(*_counts({"the": many, "of": many}, many), cap) is None
+    assert legs._word_first(*_counts({"borrower": cap}, cap), cap) == "borrower"
+    # No word long enough, or no count of the phrase.
+    assert legs._word_first(*_counts({"the": many, "rate": many}, many), cap) is None
     assert legs._word_first(*_counts({"borrower": many}, None), cap) is None
     assert legs._word_first(None, lambda: {"borrower": many}, cap) is None
 

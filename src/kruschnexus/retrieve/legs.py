@@ -307,7 +307,11 @@ def _capped_exact(
     cap = _cap(few)
     if word is not None:
         statement, params = q.word_first_exact_leg(span_f, dim)
-        hints = {"word_like": f"%{like_escape(word[1:])}%", "word_pattern": phrase_pattern(word)}
+        hints = {
+            "word_lower": f"%{like_escape(word)}%",
+            "word_title": f"%{like_escape(word[:1].upper() + word[1:])}%",
+            "word_pattern": phrase_pattern(word),
+        }
         bound = {**params, **common, **hints, "cap": cap}
         rows = store.run_leg(statement, bound, s.ef_search, span_f.planned_for_values, work_mem=EXACT_WORK_MEM)
         if rows and (rows[0].passing or 0) <= cap:
@@ -325,6 +329,10 @@ def _capped_exact(
 #: them costs at most some 6 ms at 3 µs a span, which finding them by the word cannot save.
 WORD_FIRST_FROM = 2_000
 
+#: The letters a word must have to find a phrase's spans: the text's trigram index finds the spans holding a shorter
+#: one among many more (at 10^5 spans, the trigrams of ``rate`` are held by some 50,000 spans, the word by 7,606).
+WORD_FIRST_LETTERS = 5
+
 #: At most this many times as many spans as hold the phrases may hold the word that finds them: each span read
 #: costs about 2.9 µs found by the word (its row, a ``LIKE``, its distance), 5.9 µs tested against the phrases (at
 #: 10^5 spans, ``bench/README.md``), and the word's own index scan some 2 ms more.
@@ -338,13 +346,16 @@ def _word_first(
 ) -> str | None:
     """The word by which an exact ranking under phrases finds its spans (see
     :func:`~kruschnexus.store.queries.word_first_exact_leg`), or ``None`` (the spans holding the phrases are read):
-    of the phrases' words of four letters or more (a ``LIKE`` pattern without the first letter needs three for the
-    text's trigram index), the one the fewest spans hold, when at most ``cap`` do, at least :data:`WORD_FIRST_FROM`
-    spans hold the phrases and at most :data:`WORD_FIRST_SHARE` times as many hold the word, as the lexical index
-    counts them (by stems: a guide, not a bound; the ranking is exact either way)."""
+    of the phrases' words of :data:`WORD_FIRST_LETTERS` or more, the one the fewest spans hold, when at most ``cap``
+    do, at least :data:`WORD_FIRST_FROM` spans hold the phrases and at most :data:`WORD_FIRST_SHARE` times as many
+    hold the word, as the lexical index counts them (whole words by their stems, where the text's patterns match
+    inside longer words too: a guide, not a bound; the ranking is exact either way).
+
+    The phrases are counted here, reading their words' postings (some 2 ms for ``"the borrower"`` at 10^5 spans, the
+    postings of ``the``), only when their rarest word passes the other tests."""
     if phrase_words is None or phrase_spans is None:
         return None
-    usable = [(holding, word) for word, holding in phrase_words().items() if len(word) >= 4]
+    usable = [(holding, word) for word, holding in phrase_words().items() if len(word) >= WORD_FIRST_LETTERS]
     if not usable:
         return None
     holding, word = min(usable)

@@ -667,18 +667,18 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
 
 def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
     """:func:`capped_exact_leg` for a filter that quotes phrases, finding its spans by one word of them: every span
-    that passes ``f`` but for its phrases and holds the word (``%(word_like)s``, a ``LIKE`` pattern of the word
-    without its first letter, or else ``%(word_pattern)s``, the word as a case-insensitive regular expression: each
-    a superset of the spans whose text matches a phrase that holds the word), ranked by its exact distance to
-    ``%(vector)s``, then the phrases tested in that order until ``%(limit)s`` hold them.
+    that passes ``f`` but for its phrases and holds the word in any letter case (``%(word_lower)s`` or
+    ``%(word_title)s``, ``LIKE`` patterns of the word lower-cased and with a capital first letter, or else
+    ``%(word_pattern)s``, the word as a case-insensitive regular expression: together the spans whose text matches
+    that part of a phrase's expression), ranked by its exact distance to ``%(vector)s``, then the phrases tested in
+    that order until ``%(limit)s`` hold them.
 
-    The regular expression of a phrase costs about 3 µs per span tested, more than reaching the span's row, and
-    the ``LIKE`` test a third of it: when most spans holding the word hold the phrase (``"the borrower"``), testing
-    the phrase on the nearest only halves the ranking (at 10^5 spans, 6,512 spans hold ``borrower``, 5,895 of them
-    ``the borrower``: 42.6 → 23.5 ms). ``passing`` counts the spans holding the word (at most ``cap + 1``): more
-    than ``cap`` means the rows are no answer, as for :func:`capped_exact_leg`; no rows means none of those read
-    holds the phrases, which is an answer only when they were all read (not told here: ask
-    :func:`capped_exact_leg`)."""
+    The regular expression of a phrase costs about 3 µs per span tested, more than reaching the span's row, and a
+    ``LIKE`` a third of it: when most spans holding the word hold the phrase (``"the borrower"``), testing the phrase
+    on the nearest only saves most of the ranking (at 10^5 spans, 6,512 spans hold ``borrower``, 5,895 of them
+    ``the borrower``). ``passing`` counts the word's spans (at most ``cap + 1``): more than ``cap`` means the rows
+    are no answer, as for :func:`capped_exact_leg`; no rows means none of those read holds the phrases, which is an
+    answer only when they were all read (not told here: ask :func:`capped_exact_leg`)."""
     if not f.phrase_patterns:
         raise ValueError("a ranking that finds its spans by a word of their phrases needs a phrase")
     where, params = span_filter_sql(dataclasses.replace(f, phrase_patterns=()))
@@ -688,7 +688,8 @@ def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[st
     params.update({f"phrase_{i}": pattern for i, pattern in enumerate(f.phrase_patterns)})
     query = sql.SQL(
         "WITH holding AS MATERIALIZED (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
-        " {filter_from} WHERE {where} AND (s.text LIKE %(word_like)s OR s.text ~* %(word_pattern)s)"
+        " {filter_from} WHERE {where}"
+        " AND (s.text LIKE %(word_lower)s OR s.text LIKE %(word_title)s OR s.text ~* %(word_pattern)s)"
         " AND s.dim = {dim} LIMIT %(cap)s + 1)"
         " SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match,"
         " (SELECT count(*) FROM holding) AS passing"

@@ -304,7 +304,8 @@ class LegRow(HitRow):
 
     fulltext_match: bool
     cosine: float | None = None
-    #: How many spans passed the filter, up to its cap and one more (:func:`~.queries.capped_exact_leg` only).
+    #: How many spans passed the filter, up to its cap and one more (:func:`~.queries.capped_exact_leg`), or held the
+    #: word that found them (:func:`~.queries.word_first_exact_leg`); exact rankings only.
     passing: int | None = None
 
 
