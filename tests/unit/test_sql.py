@@ -60,7 +60,7 @@ def test_the_word_first_ranking_is_pinned_and_carries_values_as_parameters() -> 
     hostile = q.word_first_exact_leg(_filled("'; DROP TABLE spans; --"), 384)[0].as_string(None)
     assert hostile == text and "DROP" not in hostile
     assert params["phrase_0"] == FULL.phrase_patterns[0]
-    found = text.index("(s.text LIKE %(word_lower)s OR s.text LIKE %(word_title)s OR s.text ~* %(word_pattern)s)")
+    found = text.index("(s.text LIKE %(word_title)s OR s.text LIKE %(word_lower)s OR s.text ~* %(word_pattern)s)")
     assert found < text.index("ORDER BY distance OFFSET 0") < text.index("t.text ~* %(phrase_0)s")
     assert "s.text ~* %(phrase_0)s" not in text
 

@@ -667,11 +667,11 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
 
 def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
     """:func:`capped_exact_leg` for a filter that quotes phrases, finding its spans by one word of them: every span
-    that passes ``f`` but for its phrases and holds the word in any letter case (``%(word_lower)s`` or
-    ``%(word_title)s``, ``LIKE`` patterns of the word lower-cased and with a capital first letter, or else
-    ``%(word_pattern)s``, the word as a case-insensitive regular expression: together the spans whose text matches
-    that part of a phrase's expression), ranked by its exact distance to ``%(vector)s``, then the phrases tested in
-    that order until ``%(limit)s`` hold them.
+    that passes ``f`` but for its phrases and holds the word in any letter case (``%(word_title)s`` or
+    ``%(word_lower)s``, ``LIKE`` patterns of the word with a capital first letter, as the defined terms that make
+    common phrases are written, and lower-cased, or else ``%(word_pattern)s``, the word as a case-insensitive regular
+    expression: together the spans whose text matches that part of a phrase's expression), ranked by its exact
+    distance to ``%(vector)s``, then the phrases tested in that order until ``%(limit)s`` hold them.
 
     The regular expression of a phrase costs about 3 µs per span tested, more than reaching the span's row, and a
     ``LIKE`` a third of it: when most spans holding the word hold the phrase (``"the borrower"``), testing the phrase
@@ -689,7 +689,7 @@ def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[st
     query = sql.SQL(
         "WITH holding AS MATERIALIZED (SELECT s.workspace, s.doc_id, s.page_number, s.ordinal, {distance} AS distance"
         " {filter_from} WHERE {where}"
-        " AND (s.text LIKE %(word_lower)s OR s.text LIKE %(word_title)s OR s.text ~* %(word_pattern)s)"
+        " AND (s.text LIKE %(word_title)s OR s.text LIKE %(word_lower)s OR s.text ~* %(word_pattern)s)"
         " AND s.dim = {dim} LIMIT %(cap)s + 1)"
         " SELECT {cols}, 1 - n.distance AS cosine, {all_terms} AS fulltext_match,"
         " (SELECT count(*) FROM holding) AS passing"
