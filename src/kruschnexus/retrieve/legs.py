@@ -334,8 +334,8 @@ WORD_FIRST_FROM = 2_000
 WORD_FIRST_LETTERS = 5
 
 #: At most this many times as many spans as hold the phrases may hold the word that finds them: each span read
-#: costs about 2.9 µs found by the word (its row, a ``LIKE``, its distance), 5.9 µs tested against the phrases (at
-#: 10^5 spans, ``bench/README.md``), and the word's own index scan some 2 ms more.
+#: costs about 3 µs found by the word (its row, the ``LIKE`` patterns, its distance), 6 µs tested against the phrases
+#: (at 10^5 spans, ``"the borrower"``: docs/scaling.md), and the word's own index scans some 3 ms more.
 WORD_FIRST_SHARE = 1.5
 
 
