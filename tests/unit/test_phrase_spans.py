@@ -7,7 +7,8 @@ holding the word hold the phrase."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -29,43 +30,43 @@ texts = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map("
 phrases = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join), min_size=1, max_size=2)
 
 
-@settings(max_examples=30, deadline=None)
-@given(texts=texts, quoted=phrases)
-def test_the_count_is_the_spans_holding_every_phrase(texts: list[str], quoted: list[str]) -> None:
+@contextmanager
+def _indexed(texts: list[str]) -> Iterator[TantivyIndex]:
+    """A lexical index in a temporary folder holding one span per text."""
     with tempfile.TemporaryDirectory() as folder:
         index = TantivyIndex(Path(folder) / "index")
         try:
             spans = [SpanEntry("a" * 64, 1, n, text, "", (), (), "lease", True) for n, text in enumerate(texts)]
             index.replace([], spans, [])
             index.commit(IndexState("test", 1))
-            analysed = [index.analyze(t) for t in texts]
-            wanted = [index.analyze(p) for p in quoted]
-            holding = sum(all(_holds(words, p) for p in wanted) for words in analysed)
-            rarest = min(sum(word in words for words in analysed) for p in wanted for word in p)
-            # Counted whenever the rarest word is held by more spans than the bound asked for.
-            assert index.phrase_spans(quoted, rarest - 1) == holding
-            # Else that word's frequency, a bound of the count.
-            assert index.phrase_spans(quoted, rarest) == rarest >= holding
+            yield index
         finally:
             index.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=texts, quoted=phrases)
+def test_the_count_is_the_spans_holding_every_phrase(texts: list[str], quoted: list[str]) -> None:
+    with _indexed(texts) as index:
+        analysed = [index.analyze(t) for t in texts]
+        wanted = [index.analyze(p) for p in quoted]
+        holding = sum(all(_holds(words, p) for p in wanted) for words in analysed)
+        rarest = min(sum(word in words for words in analysed) for p in wanted for word in p)
+        # Counted whenever the rarest word is held by more spans than the bound asked for.
+        assert index.phrase_spans(quoted, rarest - 1) == holding
+        # Else that word's frequency, a bound of the count.
+        assert index.phrase_spans(quoted, rarest) == rarest >= holding
 
 
 @settings(max_examples=30, deadline=None)
 @given(texts=texts, quoted=phrases)
 def test_each_word_of_the_phrases_is_counted_by_its_rarest_stem(texts: list[str], quoted: list[str]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        index = TantivyIndex(Path(folder) / "index")
-        try:
-            spans = [SpanEntry("a" * 64, 1, n, text, "", (), (), "lease", True) for n, text in enumerate(texts)]
-            index.replace([], spans, [])
-            index.commit(IndexState("test", 1))
-            analysed = [set(index.analyze(t)) for t in texts]
-            words = index.phrase_words([p.title() for p in quoted])  # counted as written, lower-cased
-            assert set(words) == {w for p in quoted for w in p.split()}
-            for word, holding in words.items():
-                assert holding == min(sum(stem in held for held in analysed) for stem in index.analyze(word))
-        finally:
-            index.close()
+    with _indexed(texts) as index:
+        analysed = [set(index.analyze(t)) for t in texts]
+        words = index.phrase_words([p.title() for p in quoted])  # counted as written, lower-cased
+        assert set(words) == {w for p in quoted for w in p.split()}
+        for word, holding in words.items():
+            assert holding == min(sum(stem in held for held in analysed) for stem in index.analyze(word))
 
 
 def _counts(

@@ -653,16 +653,21 @@ def capped_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, A
         " FROM (SELECT * FROM passing ORDER BY distance LIMIT %(limit)s) n"
         " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
         " AND s.ordinal = n.ordinal {joins} ORDER BY n.distance"
-    ).format(
-        cols=_HIT_COLUMNS,
-        distance=_distance(dim),
-        all_terms=_ALL_TERMS,
-        filter_from=_filter_from(f),
-        joins=sql.SQL(_SPAN_JOINS),
-        where=where,
-        dim=sql.Literal(int(dim)),
-    )
+    ).format(where=where, **_exact_parts(f, dim))
     return query, params
+
+
+def _exact_parts(f: SpanFilter, dim: int) -> dict[str, sql.Composable]:
+    """What the exact rankings' statements share: the hit's columns, the distance, the full-text match, where the
+    spans are read from and the joins of the hits."""
+    return {
+        "cols": _HIT_COLUMNS,
+        "distance": _distance(dim),
+        "all_terms": _ALL_TERMS,
+        "filter_from": _filter_from(f),
+        "joins": sql.SQL(_SPAN_JOINS),
+        "dim": sql.Literal(int(dim)),
+    }
 
 
 def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
@@ -698,16 +703,7 @@ def word_first_exact_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[st
         " AND t.page_number = h.page_number AND t.ordinal = h.ordinal) LIMIT %(limit)s) n"
         " JOIN spans s ON s.workspace = n.workspace AND s.doc_id = n.doc_id AND s.page_number = n.page_number"
         " AND s.ordinal = n.ordinal {joins} ORDER BY n.distance"
-    ).format(
-        cols=_HIT_COLUMNS,
-        distance=_distance(dim),
-        all_terms=_ALL_TERMS,
-        filter_from=_filter_from(f),
-        joins=sql.SQL(_SPAN_JOINS),
-        where=where,
-        phrases=phrases,
-        dim=sql.Literal(int(dim)),
-    )
+    ).format(where=where, phrases=phrases, **_exact_parts(f, dim))
     return query, params
 
 
