@@ -214,8 +214,25 @@ def prepare(corpus: Corpus, raw: str) -> Prepared:
         return store.run_leg(statement, bound, fusion.ef_search, span_f.planned_for_values, exact=True)
 
     filtered = span_f != SpanFilter(workspace=corpus.workspace)
-    kind = "phrase" if parsed.phrases else "section" if parsed.sections else "filtered" if filtered else "plain"
+    kind = _kind(parsed, filtered)
     return Prepared(raw, parsed.search_text, dense, exact, sparse, span_f.planned_for_values, filtered, kind)
+
+
+def query_kind(corpus: Corpus, raw: str) -> str:
+    """One of :data:`KINDS` for ``raw``, as :func:`prepare` finds it, without embedding the question."""
+    from kruschnexus.retrieve.filters import search_filter
+    from kruschnexus.retrieve.query import parse_query
+    from kruschnexus.store.queries import SpanFilter
+
+    parsed = parse_query(raw)
+    filtered = search_filter(corpus.store, parsed, corpus.workspace) != SpanFilter(workspace=corpus.workspace)
+    return _kind(parsed, filtered)
+
+
+def _kind(parsed: Any, filtered: bool) -> str:
+    """A quoted phrase, else a named section, else another operator that restricts (``filtered``: the search's own
+    filter restricts), else plain."""
+    return "phrase" if parsed.phrases else "section" if parsed.sections else "filtered" if filtered else "plain"
 
 
 def uses_hnsw(store: PgStore, prepared: Prepared, dim: int) -> bool:
@@ -365,7 +382,7 @@ def alternate_connections(corpus: Corpus, queries: Sequence[str], repeat: int) -
                 each.search(raw, k=K)
         samples: dict[str, list[float]] = {name: [] for name in corpora}
         plain: dict[str, list[float]] = {name: [] for name in corpora}
-        kinds = {raw: prepare(corpus, raw).kind for raw in queries}
+        kinds = {raw: query_kind(corpus, raw) for raw in queries}
         order = random.Random(SEED)
         for _ in range(repeat):
             for raw in queries:
