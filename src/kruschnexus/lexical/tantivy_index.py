@@ -222,19 +222,25 @@ class TantivyIndex:
         combined = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, name_q), (tantivy.Occur.Should, tantivy.Query.boost_query(front_q, front_weight))]
         )
-        out = []
-        for _, address in searcher.search(combined, limit).hits:
-            doc = searcher.doc(address)
-            doc_id = str(doc["doc_id"][0])
-            only = tantivy.Query.term_query(schema, "doc_id", doc_id)
-            name_score = _score(searcher, name_q, only)
-            front_score = _score(searcher, front_q, only)
-            matched = tuple(
-                t
-                for t in terms
-                if searcher.search(_all_of(schema, [tantivy.Query.term_query(schema, "name", t), only]), 1).hits
+        found = [_doc_id(searcher, address) for _, address in searcher.search(combined, limit).hits]
+        if not found:
+            return []
+        # One search per score and per term over the documents found, not per document: a document's BM25 score
+        # does not depend on which others the search is restricted to (the restriction scores 0).
+        only = tantivy.Query.const_score_query(_one_of(schema, "doc_id", found), 0.0)
+        name_scores = _scores(searcher, name_q, only, len(found))
+        front_scores = _scores(searcher, front_q, only, len(found))
+        holding = {t: _scores(searcher, tantivy.Query.term_query(schema, "name", t), only, len(found)) for t in terms}
+        out = [
+            DocHit(
+                doc_id,
+                name_scores.get(doc_id, 0.0),
+                front_scores.get(doc_id, 0.0),
+                tuple(t for t in terms if doc_id in holding[t]),
+                front_weight,
             )
-            out.append(DocHit(doc_id, name_score, front_score, matched, front_weight))
+            for doc_id in dict.fromkeys(found)
+        ]
         return sorted(out, key=lambda h: (-h.total, -h.score, h.doc_id))
 
     def _idfs(self, text: str) -> dict[str, float]:
@@ -250,7 +256,7 @@ class TantivyIndex:
             return None
         schema = self._spans.schema
         searcher = self._spans.searcher()
-        only = tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids))
+        only = _one_of(schema, "doc_id", query.doc_ids)
         in_document = _count(searcher, only)
         weights = {}
         for term, overall in idfs.items():
@@ -281,7 +287,7 @@ class TantivyIndex:
             return int(searcher.num_docs)
         if not doc_ids:
             return 0
-        return _count(searcher, tantivy.Query.term_set_query(self._spans.schema, "doc_id", list(doc_ids)))
+        return _count(searcher, _one_of(self._spans.schema, "doc_id", doc_ids))
 
     def phrase_spans(self, phrases: Sequence[str], beyond: int) -> int | None:
         """How many spans hold every one of ``phrases`` as :meth:`search` matches a phrase, or the document frequency
@@ -321,7 +327,7 @@ class TantivyIndex:
                 return False
             schema = self._spans.schema
             holding = _either([tantivy.Query.term_query(schema, f, term) for f in ("text", "context")])
-            only = tantivy.Query.term_set_query(schema, "doc_id", list(doc_ids))
+            only = _one_of(schema, "doc_id", doc_ids)
             return _count(spans, _all_of(schema, [holding, only])) > 0
         docs = self._docs.searcher()
         return bool(
@@ -400,12 +406,12 @@ def _span_document(s: SpanEntry) -> tantivy.Document:
 def _filters(schema: tantivy.Schema, query: LexicalQuery) -> list[tantivy.Query]:
     out = []
     if query.doc_ids:
-        out.append(tantivy.Query.term_set_query(schema, "doc_id", list(query.doc_ids)))
+        out.append(_one_of(schema, "doc_id", query.doc_ids))
     if query.doc_types:
-        out.append(tantivy.Query.term_set_query(schema, "doc_type", [t.lower() for t in query.doc_types]))
+        out.append(_one_of(schema, "doc_type", [t.lower() for t in query.doc_types]))
     if query.section_keys:
-        stored = tantivy.Query.term_set_query(schema, "section_keys", list(query.section_keys))
-        opened = tantivy.Query.term_set_query(schema, "ids", sorted({k.lower() for k in query.section_keys}))
+        stored = _one_of(schema, "section_keys", query.section_keys)
+        opened = _one_of(schema, "ids", sorted({k.lower() for k in query.section_keys}))
         out.append(_either([stored, opened]))
     if query.page_ranges:
         ranges = [
@@ -424,6 +430,15 @@ def _any_of(
     if weights is not None:
         queries = [tantivy.Query.boost_query(q, weights.get(t, 1.0)) for q, t in zip(queries, terms, strict=True)]
     return _either(queries)
+
+
+def _one_of(schema: tantivy.Schema, field: str, values: Iterable[str]) -> tantivy.Query:
+    """Entries holding any of ``values`` (at least one) in ``field``, as one term query each: tantivy's term-set
+    query matches the same entries, but reads the field's whole term dictionary first (at 10^5 spans, counting one
+    document's spans took 262 µs as a set, 14 µs as a term; 100 documents' 2.4 against 1.7 ms)."""
+    return _either(
+        [tantivy.Query.term_query(schema, field, value, index_option="basic") for value in dict.fromkeys(values)]
+    )
 
 
 def _count(searcher: Any, query: tantivy.Query) -> int:
@@ -446,12 +461,20 @@ def _all_of(schema: tantivy.Schema, queries: list[tantivy.Query]) -> tantivy.Que
     return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in queries])
 
 
-def _score(searcher: Any, scored: tantivy.Query, only: tantivy.Query) -> float:
-    both = tantivy.Query.boolean_query(
-        [(tantivy.Occur.Must, scored), (tantivy.Occur.Must, tantivy.Query.const_score_query(only, 0.0))]
-    )
-    hits = searcher.search(both, 1).hits
-    return float(hits[0][0]) if hits else 0.0
+def _doc_id(searcher: Any, address: Any) -> str:
+    """The ``doc_id`` of the entry at ``address``."""
+    return str(searcher.doc(address)["doc_id"][0])
+
+
+def _scores(searcher: Any, scored: tantivy.Query, only: tantivy.Query, limit: int) -> dict[str, float]:
+    """Each document's score for ``scored`` (its best entry's), among those ``only`` (scoring 0) lets through and at
+    most ``limit`` of them; a document ``scored`` does not match is left out."""
+    both = tantivy.Query.boolean_query([(tantivy.Occur.Must, scored), (tantivy.Occur.Must, only)])
+    out: dict[str, float] = {}
+    for score, address in searcher.search(both, limit).hits:
+        doc_id = _doc_id(searcher, address)
+        out[doc_id] = max(out.get(doc_id, float(score)), float(score))
+    return out
 
 
 def remove_index(folder: Path) -> None:
