@@ -7,6 +7,7 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -385,8 +386,8 @@ def test_the_question_is_embedded_beside_the_rest_of_the_search(lease: Corpus, e
 def test_a_question_naming_its_document_is_embedded_without_the_naming_words(
     agreements: Corpus, embedder: Embedder
 ) -> None:
-    """The early embedding is of the whole question; the dense leg needs it without the words that name the
-    document, embedded then."""
+    """In a process that has not read the workspace's lexical index yet, the early embedding is of the whole question;
+    the dense leg needs it without the words that name the document, embedded then."""
     witness = _Witness(embedder)
     question = "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?"
     with Corpus(workspace=agreements.workspace, settings=agreements.settings, embedder=witness) as corpus:
@@ -395,3 +396,53 @@ def test_a_question_naming_its_document_is_embedded_without_the_naming_words(
     early, late = witness.calls
     assert early[0].startswith("nexus-embed") and "Acme" in early[1][0]
     assert not late[0].startswith("nexus-embed") and "Acme" not in late[1][0] and "invoices" in late[1][0]
+
+
+def _hit_keys(hits: Sequence[Any]) -> list[tuple[str, int | None, int, float]]:
+    return [(h.doc_id, h.page_number, h.char_start, h.score) for h in hits]
+
+
+def test_once_the_index_is_read_a_question_naming_its_document_is_embedded_once(
+    agreements: Corpus, embedder: Embedder
+) -> None:
+    """The lexical index as the process last read it names the document before the search brings it up to date: the
+    question is embedded once, in its own thread, without the naming words, and answers as when embedded twice."""
+    question = "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?"
+    witness = _Witness(embedder)
+    with Corpus(workspace=agreements.workspace, settings=agreements.settings, embedder=witness) as corpus:
+        first = corpus.search(question, k=3)
+        assert len(witness.calls) == 2, "the first search of a process embeds the whole question, then the rest"
+        witness.calls.clear()
+        again = corpus.search(question, k=3)
+        plain = corpus.search("when must invoices be paid under the supply agreement", k=3)
+    assert _hit_keys(again) == _hit_keys(first) and again[0].source == "supply.pdf"
+    (named, texts), (_, unnamed) = witness.calls
+    assert named.startswith("nexus-embed") and "Acme" not in texts[0] and "invoices" in texts[0]
+    assert unnamed == ("when must invoices be paid under the supply agreement",)
+    assert plain
+
+
+def test_a_document_added_since_the_index_was_read_has_the_question_embedded_again(
+    settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Another process ingested the named document (the outbox holds it, this process's index not yet): the search's
+    own update of the index names it, so the question is embedded again without its naming words, and answers as a
+    fresh process's search does."""
+    question = "Under the supply agreement between Acme Widgets and Bolt Logistics, when must invoices be paid?"
+    supply, *others = _agreements(tmp_path_factory.mktemp("late"))
+    elsewhere = dataclasses.replace(settings, home=tmp_path_factory.mktemp("other-process"))
+    witness = _Witness(embedder)
+    with Corpus(workspace="named-late", settings=settings, embedder=witness) as corpus:
+        corpus.store.delete_workspace(corpus.workspace)
+        corpus.ingest(others)
+        assert corpus.search(question, k=3) == [], "Acme, Widgets, Bolt: names no document holds"
+        with Corpus(workspace=corpus.workspace, settings=elsewhere, embedder=embedder) as writer:
+            writer.ingest([supply])  # its own lexical index is brought up to date, not this process's
+        witness.calls.clear()
+        hits = corpus.search(question, k=3)
+        *early, (thread, late) = witness.calls
+        assert not thread.startswith("nexus-embed") and "Acme" not in late[0] and "invoices" in late[0]
+        assert all(texts != late for _, texts in early), "the early embedding was of another text"
+        assert hits and hits[0].source == "supply.pdf"
+        with Corpus(workspace=corpus.workspace, settings=settings, embedder=embedder) as fresh:
+            assert _hit_keys(hits) == _hit_keys(fresh.search(question, k=3))

@@ -65,6 +65,12 @@ class Lexicon:
                 self._indexes[workspace] = TantivyIndex(self.root / workspace)
             return self._indexes[workspace]
 
+    def opened(self, workspace: str) -> TantivyIndex | None:
+        """The index of ``workspace`` if this process has opened it already (never creates one), as it stands: it
+        may be behind the workspace's outbox until :meth:`sync`."""
+        with self._lock:
+            return self._indexes.get(workspace)
+
     def sync(
         self, store: PgStore, workspace: str, rebuild: bool = False, progress: Progress | None = None
     ) -> SyncReport:

@@ -1,7 +1,8 @@
 """Search: parse -> the named document, if any -> dense leg (SQL, HNSW) and lexical leg (BM25 index, rows read
 back through the same SQL filter) -> weighted RRF -> floor -> one hit per passage of twin documents -> v1 hits,
-and the explain trace. The question is embedded in a thread of its own from the start, while the lexical index is
-brought up to date, the named document is looked for and the lexical leg runs."""
+and the explain trace. The question is embedded in a thread of its own from the start (without the words that name
+its document, as the lexical index last read in this process tells), while the lexical index is brought up to date,
+the named document is looked for and the lexical leg runs."""
 
 from __future__ import annotations
 
@@ -148,14 +149,25 @@ def run_search(
     query = parse_query(raw)
     if query.is_empty:
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
-    early = _embedding(embedder, query, settings, check)
+
+    # The question is embedded without the words that name its document, which the lexical index tells: as this
+    # process last read it, while the index is brought up to date (a commit since records another state, and the
+    # question is embedded again if the document named differs).
+    def sources(ids: list[str]) -> dict[str, str]:
+        return store.document_sources(workspace, ids)
+
+    opened = lexicon.opened(workspace)
+    before = opened.state if opened is not None else None
+    guess = _named(opened, query, settings, sources) if opened is not None and before is not None else None
+    embedded = _dense_text(opened, query, guess) if opened is not None else query.search_text
+    early = _embedding(embedder, embedded, settings, check)
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
-    match = (
-        named_document(index, query, lambda ids: store.document_sources(workspace, ids), settings)
-        if settings.documents
-        else None
-    )
+    if before is not None and index is opened and index.state == before:
+        match, text = guess, embedded
+    else:
+        match = _named(index, query, settings, sources)
+        text = _dense_text(index, query, match)
     # The lexical index holds the latest versions only: what it does not know, an older version may hold.
     pinned = bool(query.versions) or query.as_of is not None
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
@@ -163,9 +175,6 @@ def run_search(
         _kept(early, False)
         return SearchOutcome([], functools.partial(explain_trace, query, embedder, settings, [], {}, 0, None, unknown))
     doc_ids = match.doc_ids if match else ()
-    text = query.search_text
-    if match is not None:
-        text = strip_naming(index.analyze, text, naming_terms(index, match, query)) or text
     absent = [] if pinned else _absent(index, text, match, settings, query.search_text)
     if absent:
         # No span holds the whole question, however well it covers the rest, and a leg's first ranks in the named
@@ -175,7 +184,7 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    early = _kept(early, text == query.search_text)  # without the naming words, the text is embedded again
+    early = _kept(early, text == embedded)
     legs = _Legs(store, embedder, index, settings, text, early, bool(query.sections), side)
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
@@ -234,12 +243,31 @@ def run_search(
     return SearchOutcome(hits, trace)
 
 
+def _named(
+    index: LexicalIndex,
+    query: Query,
+    settings: FusionSettings,
+    sources: Callable[[list[str]], dict[str, str]] = lambda ids: {},
+) -> DocMatch | None:
+    """The document the question names, when the search looks for one (``settings.documents``; see
+    :func:`named_document`). Without ``sources`` (documents' file names) twins are not told apart by their names."""
+    return named_document(index, query, sources, settings) if settings.documents else None
+
+
+def _dense_text(index: LexicalIndex, query: Query, match: DocMatch | None) -> str:
+    """What the dense leg embeds: the question without the words that name its document (``match``), unless
+    nothing else is left."""
+    if match is None:
+        return query.search_text
+    return strip_naming(index.analyze, query.search_text, naming_terms(index, match, query)) or query.search_text
+
+
 def _embedding(
-    embedder: Embedder, query: Query, settings: FusionSettings, check: Callable[[], None] | None
+    embedder: Embedder, text: str, settings: FusionSettings, check: Callable[[], None] | None
 ) -> Future[Vectors] | None:
-    """The question's embedding on its way (when the dense leg runs), ``check`` run meanwhile; the embedding is
+    """The embedding of ``text`` on its way (when the dense leg runs), ``check`` run meanwhile; the embedding is
     dropped when ``check`` raises."""
-    early = _EMBEDDING.submit(embedder.embed, [query.search_text]) if "dense" in settings.legs else None
+    early = _EMBEDDING.submit(embedder.embed, [text]) if "dense" in settings.legs else None
     if check is not None:
         try:
             check()
