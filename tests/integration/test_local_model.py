@@ -6,7 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kruschnexus.embed.base import Embedder, EmbedStopped, Stop
+from kruschnexus.embed.local import MiniLmEmbedder
 
 
 def test_the_local_model_writes_nothing_in_the_home_folder(tmp_path: Path) -> None:
@@ -41,3 +48,30 @@ def test_the_local_model_burns_no_processor_between_texts() -> None:
     assert done.returncode == 0, done.stderr
     idle = float(done.stdout.strip().splitlines()[-1])
     assert idle < 0.005, f"{idle * 1000:.1f} ms of processor time spent idle after a text"
+
+
+def test_an_embedding_given_up_stops_inside_the_models_run(embedder: Embedder) -> None:
+    """A search gives up an embedding it will not use (:class:`~kruschnexus.embed.base.Stop`): before a batch it
+    never starts; set during a run, the model's run ends with :class:`EmbedStopped`, and the model serves the next
+    text as before."""
+    stop = Stop()
+    stop.set()
+    with pytest.raises(EmbedStopped):
+        embedder.embed(["never embedded"], stop)
+    called: list[int] = []
+    stop.on_set(lambda: called.append(1))
+    assert called == [1], "a hook asked for after the stop runs at once"
+
+    long = [" ".join(["the borrower shall maintain insurance on the leased premises"] * 30)] * 16
+    slow = MiniLmEmbedder(threads=2, batch_size=16)  # one run of 16 texts of 256 word pieces: seconds on 2 cores
+    during = Stop()
+    timer = threading.Timer(0.05, during.set)
+    timer.start()
+    try:
+        with pytest.raises(EmbedStopped, match="stopped"):
+            slow.embed(long, during)
+    finally:
+        timer.cancel()
+    assert during.is_set()
+    fresh = slow.embed(["events of default"], Stop())
+    assert np.allclose(fresh, embedder.embed(["events of default"]), atol=1e-5)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +14,39 @@ from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import EmbedError
 
 Vectors = npt.NDArray[np.float32]
+
+
+class Stop:
+    """Asks an embedding under way to give up: between batches, and inside a model's run where the model can (see
+    :meth:`Embedder.stoppable_batch`). Set once; what is asked of it after that is told at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._hooks: list[Callable[[], None]] = []
+
+    def set(self) -> None:
+        """Ask the embedding to give up."""
+        with self._lock:
+            self._set, hooks, self._hooks = True, self._hooks, []
+        for hook in hooks:
+            hook()
+
+    def is_set(self) -> bool:
+        """Whether :meth:`set` was called."""
+        return self._set
+
+    def on_set(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` when :meth:`set` is (at once if it was)."""
+        with self._lock:
+            if not self._set:
+                self._hooks.append(hook)
+                return
+        hook()
+
+
+class EmbedStopped(EmbedError):
+    """The embedding was asked to give up (:class:`Stop`) before it was done."""
 
 
 class Embedder(abc.ABC):
@@ -41,11 +75,19 @@ class Embedder(abc.ABC):
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         """Raw vectors for ``texts`` (one row per text, any length)."""
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def stoppable_batch(self, texts: Sequence[str], stop: Stop) -> Vectors:
+        """:meth:`embed_batch`, given up when ``stop`` is set during it where the model can (raising
+        :class:`EmbedStopped`); this default runs it to the end."""
+        return self.embed_batch(texts)
+
+    def embed(self, texts: Sequence[str], stop: Stop | None = None) -> Vectors:
         """Unit-length float32 vectors, one row per text, in order.
+
+        ``stop``: given up (:class:`EmbedStopped`) when set before a batch, or during one where the model can.
 
         Raises:
             EmbedError: the model returned the wrong shape or a zero or non-finite vector.
+            EmbedStopped: ``stop`` was set.
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -54,7 +96,10 @@ class Embedder(abc.ABC):
         rows: list[Vectors] = []
         for lo in range(0, len(unique), self.batch_size):
             batch = unique[lo : lo + self.batch_size]
-            out = np.asarray(self.embed_batch(batch), dtype=np.float32)
+            if stop is not None and stop.is_set():
+                raise EmbedStopped(f"{self.model_id}: the embedding was stopped")
+            raw = self.embed_batch(batch) if stop is None else self.stoppable_batch(batch, stop)
+            out = np.asarray(raw, dtype=np.float32)
             if out.shape != (len(batch), self.dim):
                 raise EmbedError(f"{self.model_id}: expected {(len(batch), self.dim)} vectors, got {out.shape}")
             rows.append(out)

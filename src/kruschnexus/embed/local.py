@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from kruschnexus.config import DEFAULT_FLOOR
-from kruschnexus.embed.base import Embedder, Vectors
+from kruschnexus.embed.base import Embedder, EmbedStopped, Stop, Vectors
 from kruschnexus.embed.calibration import Calibration
 from kruschnexus.errors import ConfigError, EmbedError
 
@@ -108,13 +108,27 @@ class MiniLmEmbedder(Embedder):
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         """Mean-pooled last hidden states."""
+        return self._run(texts, None)
+
+    def stoppable_batch(self, texts: Sequence[str], stop: Stop) -> Vectors:
+        """:meth:`embed_batch`, the model's run ended (within a millisecond) when ``stop`` is set during it."""
+        import onnxruntime
+
+        options = onnxruntime.RunOptions()
+        stop.on_set(lambda: setattr(options, "terminate", True))
+        return self._run(texts, options, stop)
+
+    def _run(self, texts: Sequence[str], options: Any, stop: Stop | None = None) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         types = np.zeros_like(ids)
         try:
-            (hidden,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            (hidden,) = self._session.run(None, feed, options)
         except Exception as exc:
+            if stop is not None and stop.is_set():
+                raise EmbedStopped(f"{self.model_id}: the embedding was stopped") from exc
             raise EmbedError(f"{self.model_id}: inference failed ({exc})") from exc
         weights = mask[..., None].astype(np.float32)
         pooled: Vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

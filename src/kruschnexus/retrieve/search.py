@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kruschnexus.chunk.titles import is_title_only
-from kruschnexus.embed.base import Embedder, Vectors
+from kruschnexus.embed.base import Embedder, Stop, Vectors
 from kruschnexus.errors import QueryError
 from kruschnexus.lexical.analysis import line_markers, looks_like_contents
 from kruschnexus.lexical.index import LexicalIndex
@@ -150,29 +150,21 @@ def run_search(
     if query.is_empty:
         raise QueryError("nothing to search for: add words or a quoted phrase", 0)
 
-    # The question is embedded without the words that name its document, which the lexical index tells: as this
-    # process last read it, while the index is brought up to date (a commit since records another state, and the
-    # question is embedded again if the document named differs).
-    def sources(ids: list[str]) -> dict[str, str]:
-        return store.document_sources(workspace, ids)
-
-    opened = lexicon.opened(workspace)
-    before = opened.state if opened is not None else None
-    guess = _named(opened, query, settings, sources) if opened is not None and before is not None else None
-    embedded = _dense_text(opened, query, guess) if opened is not None else query.search_text
-    early = _embedding(embedder, embedded, settings, check)
-    lexicon.sync(store, workspace)
-    index = lexicon.index(workspace)
-    if before is not None and index is opened and index.state == before:
-        match, text = guess, embedded
-    else:
-        match = _named(index, query, settings, sources)
-        text = _dense_text(index, query, match)
+    embedding = _Embeddings(embedder, "dense" in settings.legs)
+    embedding.start(query.search_text)
+    if check is not None:
+        try:
+            check()
+        except BaseException:
+            embedding.keep(None)
+            raise
+    index, match = _named_early(store, lexicon, workspace, query, settings, embedding)
+    text = _dense_text(index, query, match)
     # The lexical index holds the latest versions only: what it does not know, an older version may hold.
     pinned = bool(query.versions) or query.as_of is not None
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
     if unknown:
-        _kept(early, False)
+        embedding.keep(None)
         return SearchOutcome([], functools.partial(explain_trace, query, embedder, settings, [], {}, 0, None, unknown))
     doc_ids = match.doc_ids if match else ()
     absent = [] if pinned else _absent(index, text, match, settings, query.search_text)
@@ -184,8 +176,7 @@ def run_search(
     query = items_with_numbers(query)
     soft = items_only(query, named=match is not None)
     restricting = dataclasses.replace(query, sections=()) if soft else query
-    early = _kept(early, text == embedded)
-    legs = _Legs(store, embedder, index, settings, text, early, bool(query.sections), side)
+    legs = _Legs(store, embedder, index, settings, text, embedding.keep(text), bool(query.sections), side)
     names: tuple[str, ...] = ()
     if pinned and doc_ids:
         names, doc_ids = tuple(sorted(set(store.document_names(workspace, doc_ids).values()))), ()
@@ -243,6 +234,29 @@ def run_search(
     return SearchOutcome(hits, trace)
 
 
+def _named_early(
+    store: PgStore, lexicon: Lexicon, workspace: str, query: Query, settings: FusionSettings, embedding: _Embeddings
+) -> tuple[LexicalIndex, DocMatch | None]:
+    """The workspace's lexical index brought up to date, and the document the question names in it. The whole
+    question is being embedded (``embedding``); when the index as this process last read it names a document, the
+    question without the naming words is embedded instead, at once. A commit since then records another state: the
+    document is looked for again (and the text it leaves embedded later, if neither was)."""
+
+    def sources(ids: list[str]) -> dict[str, str]:
+        return store.document_sources(workspace, ids)
+
+    opened = lexicon.opened(workspace)
+    before = opened.state if opened is not None else None
+    guess = _named(opened, query, settings, sources) if opened is not None and before is not None else None
+    if opened is not None and guess is not None:
+        embedding.only(_dense_text(opened, query, guess))
+    lexicon.sync(store, workspace)
+    index = lexicon.index(workspace)
+    if before is None or index is not opened or index.state != before:
+        guess = _named(index, query, settings, sources)
+    return index, guess
+
+
 def _named(
     index: LexicalIndex,
     query: Query,
@@ -262,27 +276,37 @@ def _dense_text(index: LexicalIndex, query: Query, match: DocMatch | None) -> st
     return strip_naming(index.analyze, query.search_text, naming_terms(index, match, query)) or query.search_text
 
 
-def _embedding(
-    embedder: Embedder, text: str, settings: FusionSettings, check: Callable[[], None] | None
-) -> Future[Vectors] | None:
-    """The embedding of ``text`` on its way (when the dense leg runs), ``check`` run meanwhile; the embedding is
-    dropped when ``check`` raises."""
-    early = _EMBEDDING.submit(embedder.embed, [text]) if "dense" in settings.legs else None
-    if check is not None:
-        try:
-            check()
-        except BaseException:
-            _kept(early, False)
-            raise
-    return early
+class _Embeddings:
+    """The question's texts being embedded, each in a thread of its own (when the dense leg runs: ``wanted``), until
+    the search knows which one its dense leg needs; the others are given up then."""
 
+    def __init__(self, embedder: Embedder, wanted: bool) -> None:
+        self.embedder, self.wanted = embedder, wanted
+        self.started: dict[str, tuple[Future[Vectors], Stop]] = {}
 
-def _kept(early: Future[Vectors] | None, needed: bool) -> Future[Vectors] | None:
-    """``early`` when ``needed``; else ``None``, and the embedding is stopped if it has not started."""
-    if early is not None and not needed:
-        early.cancel()
-        return None
-    return early
+    def start(self, text: str) -> None:
+        """Embed ``text`` (once)."""
+        if self.wanted and text not in self.started:
+            stop = Stop()
+            self.started[text] = (_EMBEDDING.submit(self.embedder.embed, [text], stop), stop)
+
+    def only(self, text: str) -> None:
+        """Embed ``text`` and give up the others: not started, or stopped where the model can (the error is left in
+        their futures, never read)."""
+        self.start(text)
+        for other, (future, stop) in self.started.items():
+            if other != text:
+                future.cancel()
+                stop.set()
+
+    def keep(self, text: str | None) -> Future[Vectors] | None:
+        """The embedding of ``text`` if it was started and not given up (else ``None``); the others are given up."""
+        kept = self.started.pop(text, None) if text is not None else None
+        for future, stop in self.started.values():
+            future.cancel()
+            stop.set()
+        self.started.clear()
+        return None if kept is None or kept[1].is_set() else kept[0]
 
 
 @dataclass(frozen=True)
