@@ -33,6 +33,7 @@ Usage (from the repository root)::
     python bench/search.py --skip-corpus --generate 5000 --repeat 2  # a quick synthetic run
     python bench/search.py --skip-corpus --generate 2000 --repeat 1  # a seconds-long smoke run
     python bench/search.py --json                                   # the same figures as one JSON object
+    NEXUS_HOME=/tmp/nxhome python bench/search.py --generate 0 --questions eval/corpus.jsonl  # the suite's questions
 
 Figures are printed, never asserted. Progress goes to stderr; the report to stdout.
 """
@@ -775,11 +776,44 @@ def wait_settled(corpus: Corpus, interval: float) -> tuple[int, int, int]:
     return counts
 
 
+def load_questions(path: Path) -> tuple[str, ...]:
+    """The ``query`` of each non-blank line of a JSON-lines file (the evaluation suite's format,
+    ``eval/corpus.jsonl``), in order.
+
+    Raises:
+        ValueError: the file cannot be read, a line is not a JSON object with a non-empty ``query``, or none is.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it ({exc})") from exc
+    questions = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not JSON ({exc})") from exc
+        query = record.get("query") if isinstance(record, dict) else None
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f'{path}:{number}: no "query" text')
+        questions.append(query)
+    if not questions:
+        raise ValueError(f"{path}: no questions")
+    return tuple(questions)
+
+
 def run_corpus(
-    workspace: str, repeat: int, settle: float, side_connection: bool = True, alternate: bool = False
+    workspace: str,
+    repeat: int,
+    settle: float,
+    side_connection: bool = True,
+    alternate: bool = False,
+    queries: Sequence[str] = QUERIES,
 ) -> tuple[dict[str, Any], Embedder]:
-    """Setting 1: the ingested workspace under NEXUS_HOME (``side_connection``: see :class:`Corpus`; ``alternate``:
-    :func:`alternate_connections` too)."""
+    """Setting 1: the ingested workspace under NEXUS_HOME, searched with ``queries`` (``side_connection``: see
+    :class:`Corpus`; ``alternate``: :func:`alternate_connections` too)."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
 
@@ -796,9 +830,9 @@ def run_corpus(
             "pages": pages,
             "spans": spans,
         }
-        result.update(measure(corpus, QUERIES, repeat))
+        result.update(measure(corpus, queries, repeat))
         if alternate:
-            result["connections_alternated"] = alternate_connections(corpus, QUERIES, repeat)
+            result["connections_alternated"] = alternate_connections(corpus, queries, repeat)
         return result, corpus.embedder
     finally:
         corpus.close()
@@ -1036,8 +1070,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also time full searches on one connection and on two, alternated question by question",
     )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        metavar="FILE",
+        help='search the ingested workspace with the questions of a JSON-lines file (a "query" on each line, as'
+        " eval/corpus.jsonl has them) instead of the built-in ones",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
+    if args.questions is not None and args.skip_corpus:
+        parser.error("--questions are asked of the ingested workspace: drop --skip-corpus")
+    try:
+        questions = QUERIES if args.questions is None else load_questions(args.questions)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     if (args.like or args.keep) and args.generate <= 0:
@@ -1052,8 +1099,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = None
     if not args.skip_corpus:
         report["settings"]["corpus"], embedder = run_corpus(
-            args.workspace, args.repeat, args.settle, not args.one_connection, args.alternate_connections
+            args.workspace, args.repeat, args.settle, not args.one_connection, args.alternate_connections, questions
         )
+        report["settings"]["corpus"]["questions"] = "built-in" if args.questions is None else str(args.questions)
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
             args.generate,

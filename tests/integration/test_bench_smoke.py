@@ -116,6 +116,25 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
         assert all(set(row) == LATENCY for row in alternated["full"].values())
 
 
+def test_search_asks_the_questions_of_a_file(
+    bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--questions``: the ingested workspace is searched with a JSON-lines file's questions (the evaluation suite's
+    format); a file that holds none, or a line without a question, is refused naming the file and the line."""
+    search = load("search")
+    asked = ["What is the security deposit?", "Under the office lease, when is rent due?"]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(asked)) + "\n")
+    argv = ["--workspace", bench_workspace, "--generate", 0, "--repeat", 1, "--questions", questions, "--json"]
+    corpus = run(search, argv, capsys)["settings"]["corpus"]
+    assert [row["query"] for row in corpus["per_query"]] == asked and corpus["questions"] == str(questions)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps({"query": asked[0]}) + "\n" + json.dumps({"id": 2}) + "\n")
+    with pytest.raises(SystemExit) as refused:
+        search.main(["--workspace", bench_workspace, "--generate", "0", "--questions", str(broken)])
+    assert refused.value.code == 2 and f'{broken}:2: no "query" text' in capsys.readouterr().err
+
+
 def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
     """Synthetic spans drawn from an ingested workspace (texts and the model's vectors), then measured."""
     search = load("search")
