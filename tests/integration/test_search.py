@@ -406,7 +406,8 @@ def test_a_question_naming_its_document_is_embedded_without_the_naming_words(
         hits = corpus.search(question, k=3)
     assert hits and hits[0].source == "supply.pdf"
     *early, (thread, late) = witness.calls
-    assert [texts for _, texts in [*early, *witness.stopped]] == [(question,)]
+    # Given up: done, stopped during its run, or never run (stopped or cancelled before it began).
+    assert [texts for _, texts in [*early, *witness.stopped]] in ([], [(question,)])
     assert all(name.startswith("nexus-embed") for name, _ in [*early, *witness.stopped])
     assert not thread.startswith("nexus-embed") and "Acme" not in late[0] and "invoices" in late[0]
 
@@ -430,10 +431,10 @@ def test_once_the_index_is_read_a_question_naming_its_document_is_embedded_witho
     assert _hit_keys(again) == _hit_keys(first) and again[0].source == "supply.pdf"
     # The whole question is on its way from the start; once the index names the document it is given up (stopped,
     # or done if it was quicker), and the rest is embedded beside it.
-    done = [texts for name, texts in witness.calls if name.startswith("nexus-embed")]
-    assert len(done) == len(witness.calls) and set(done) - {(question,)} == {done[-1]}, witness.calls
-    assert "Acme" not in done[-1][0] and "invoices" in done[-1][0]
-    assert [texts for _, texts in witness.stopped] in ([], [(question,)])
+    assert all(name.startswith("nexus-embed") for name, _ in witness.calls), witness.calls
+    (rest,) = [texts for _, texts in witness.calls if texts != (question,)]
+    assert "Acme" not in rest[0] and "invoices" in rest[0]
+    assert [texts for _, texts in [*witness.calls, *witness.stopped] if texts == (question,)] in ([], [(question,)])
 
 
 def test_a_document_added_since_the_index_was_read_has_the_question_embedded_again(
@@ -457,7 +458,8 @@ def test_a_document_added_since_the_index_was_read_has_the_question_embedded_aga
         hits = corpus.search(question, k=3)
         *early, (thread, late) = witness.calls
         assert not thread.startswith("nexus-embed") and "Acme" not in late[0] and "invoices" in late[0]
-        assert [texts for _, texts in [*early, *witness.stopped]] == [(question,)], "the whole question, given up"
+        given_up = [texts for _, texts in [*early, *witness.stopped]]
+        assert given_up in ([], [(question,)]), "the whole question, given up (done, stopped, or never run)"
         assert hits and hits[0].source == "supply.pdf"
         with Corpus(workspace=corpus.workspace, settings=settings, embedder=embedder) as fresh:
             assert _hit_keys(hits) == _hit_keys(fresh.search(question, k=3))

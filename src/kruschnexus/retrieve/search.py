@@ -152,14 +152,14 @@ def run_search(
 
     embedding = _Embeddings(embedder, "dense" in settings.legs)
     embedding.start(query.search_text)
-    if check is not None:
-        try:
+    try:
+        if check is not None:
             check()
-        except BaseException:
-            embedding.keep(None)
-            raise
-    index, match = _named_early(store, lexicon, workspace, query, settings, embedding)
-    text = _dense_text(index, query, match)
+        index, match = _named_early(store, lexicon, workspace, query, settings, embedding)
+        text = _dense_text(index, query, match)
+    except BaseException:
+        embedding.keep(None)  # a failed check or read: the embeddings under way are given up
+        raise
     # The lexical index holds the latest versions only: what it does not know, an older version may hold.
     pinned = bool(query.versions) or query.as_of is not None
     unknown = [] if pinned else unknown_names(SECTION_REF.sub(" ", query.text), index.analyze, index.knows)
