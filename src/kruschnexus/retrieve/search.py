@@ -258,13 +258,10 @@ def _named_early(
 
 
 def _named(
-    index: LexicalIndex,
-    query: Query,
-    settings: FusionSettings,
-    sources: Callable[[list[str]], dict[str, str]] = lambda ids: {},
+    index: LexicalIndex, query: Query, settings: FusionSettings, sources: Callable[[list[str]], dict[str, str]]
 ) -> DocMatch | None:
     """The document the question names, when the search looks for one (``settings.documents``; see
-    :func:`named_document`). Without ``sources`` (documents' file names) twins are not told apart by their names."""
+    :func:`named_document`, which ``sources`` gives documents' file names)."""
     return named_document(index, query, sources, settings) if settings.documents else None
 
 
