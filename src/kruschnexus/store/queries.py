@@ -587,21 +587,21 @@ def _distance(dim: int) -> sql.Composed:
 def dense_leg(f: SpanFilter, dim: int) -> tuple[sql.Composed, dict[str, Any]]:
     """Top ``%(limit)s`` spans by cosine (HNSW index of this dimension); needs ``%(vector)s`` and ``%(text)s``.
 
-    The spans are ranked joined to their documents (and their pages only when the filter reads them: ``page:``);
-    the pages of the top ones are joined after. A workspace of corpus size is ranked exactly (the planner expects
-    few spans of the latest documents), and joining every span's page first took 22 ms of a 40 ms read of 6,220
-    spans."""
+    The spans are ranked joined to their documents, and to their pages only when the filter reads them (``page:``;
+    :func:`_filter_from`, as the exact rankings read them); the pages of the top ones are joined after. A workspace
+    of corpus size is ranked exactly (the planner expects few spans of the latest documents), and joining every
+    span's page first took 22 ms of a 40 ms read of 6,220 spans."""
     where, params = span_filter_sql(f)
     query = sql.SQL(
         "SELECT {cols}, 1 - s.distance AS cosine, {all_terms} AS fulltext_match"
-        " FROM (SELECT s.*, {distance} AS distance FROM spans s {ranked_joins}"
+        " FROM (SELECT s.*, {distance} AS distance {filter_from}"
         " WHERE {where} AND s.dim = {dim} ORDER BY {distance} LIMIT %(limit)s) s"
         " {joins} ORDER BY s.distance"
     ).format(
         cols=_HIT_COLUMNS,
         distance=_distance(dim),
         all_terms=_ALL_TERMS,
-        ranked_joins=sql.SQL(_SPAN_JOINS if f.page_ranges else _DOCUMENT_JOIN),
+        filter_from=_filter_from(f),
         joins=sql.SQL(_SPAN_JOINS),
         where=where,
         dim=sql.Literal(int(dim)),
