@@ -155,8 +155,7 @@ def run_search(
     try:
         if check is not None:
             check()
-        index, match = _named_early(store, lexicon, workspace, query, settings, embedding)
-        text = _dense_text(index, query, match)
+        index, match, text = _named_early(store, lexicon, workspace, query, settings, embedding)
     except BaseException:
         embedding.keep(None)  # a failed check or read: the embeddings under way are given up
         raise
@@ -236,8 +235,9 @@ def run_search(
 
 def _named_early(
     store: PgStore, lexicon: Lexicon, workspace: str, query: Query, settings: FusionSettings, embedding: _Embeddings
-) -> tuple[LexicalIndex, DocMatch | None]:
-    """The workspace's lexical index brought up to date, and the document the question names in it. The whole
+) -> tuple[LexicalIndex, DocMatch | None, str]:
+    """The workspace's lexical index brought up to date, the document the question names in it, and what the dense
+    leg embeds (:func:`_dense_text`). The whole
     question is being embedded (``embedding``); when the index as this process last read it names a document, the
     question without the naming words is embedded instead, at once. A commit since then records another state: the
     document is looked for again (and the text it leaves embedded later, if neither was)."""
@@ -248,13 +248,16 @@ def _named_early(
     opened = lexicon.opened(workspace)
     before = opened.state if opened is not None else None
     guess = _named(opened, query, settings, sources) if opened is not None and before is not None else None
+    text = query.search_text
     if opened is not None and guess is not None:
-        embedding.only(_dense_text(opened, query, guess))
+        text = _dense_text(opened, query, guess)
+        embedding.only(text)
     lexicon.sync(store, workspace)
     index = lexicon.index(workspace)
     if before is None or index is not opened or index.state != before:
         guess = _named(index, query, settings, sources)
-    return index, guess
+        text = _dense_text(index, query, guess)
+    return index, guess, text
 
 
 def _named(
@@ -291,19 +294,21 @@ class _Embeddings:
         """Embed ``text`` and give up the others: not started, or stopped where the model can (the error is left in
         their futures, never read)."""
         self.start(text)
+        self._give_up(text)
+
+    def keep(self, text: str | None) -> Future[Vectors] | None:
+        """The embedding of ``text`` if it was started and not given up (else ``None``); the others are given up."""
+        kept = self.started.get(text) if text is not None else None
+        self._give_up(text)
+        self.started.clear()
+        return None if kept is None or kept[1].is_set() else kept[0]
+
+    def _give_up(self, text: str | None) -> None:
+        """Stop every embedding but that of ``text``: not started, or stopped where the model can."""
         for other, (future, stop) in self.started.items():
             if other != text:
                 future.cancel()
                 stop.set()
-
-    def keep(self, text: str | None) -> Future[Vectors] | None:
-        """The embedding of ``text`` if it was started and not given up (else ``None``); the others are given up."""
-        kept = self.started.pop(text, None) if text is not None else None
-        for future, stop in self.started.values():
-            future.cancel()
-            stop.set()
-        self.started.clear()
-        return None if kept is None or kept[1].is_set() else kept[0]
 
 
 @dataclass(frozen=True)
