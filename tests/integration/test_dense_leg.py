@@ -5,6 +5,7 @@ answered by their indexes with the same rows as before."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -18,6 +19,7 @@ from kruschnexus import Corpus
 from kruschnexus.config import EF_SEARCH, MAX_EF_SEARCH, Settings
 from kruschnexus.embed.base import Embedder
 from kruschnexus.lexical.index import LexicalHit
+from kruschnexus.retrieve import legs
 from kruschnexus.retrieve.filters import like_escape, phrase_pattern, span_filter
 from kruschnexus.retrieve.legs import EXACT_WORK_MEM, PendingSeeds, dense_leg_rows, keyed_rows
 from kruschnexus.retrieve.query import parse_query
@@ -795,3 +797,107 @@ def test_the_question_is_embedded_while_the_workspace_is_checked(
         with pytest.raises(NotFoundError, match="does not exist"):
             missing.search("insurance with financially sound carriers", k=3)
     assert events == ["embedding submitted", "workspace checked"]
+
+
+def _deep_read(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch, raw: str, deep: int, deep_from: int
+) -> tuple[list[LegRow], str, dict[str, Any], list[int]]:
+    """The dense leg of ``raw`` (depth 15, a first read of the 20 nearest) with a deeper read of ``deep`` spans
+    allowed from ``deep_from`` spans holding the phrase's rarest word; the rows, the statement and parameters that
+    gave them, and the ``scan`` of every nearest-first read."""
+    monkeypatch.setattr(legs, "DEEP_SCAN", deep)
+    monkeypatch.setattr(legs, "DEEP_FROM", deep_from)
+    parsed = parse_query(raw)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    f = span_filter(parsed, binders.workspace)
+    index = binders.lexicon.index(binders.workspace)
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=15, dense_scan=20, dense_exact=100.0)
+    scans: list[int] = []
+    run_leg = binders.store.run_leg
+
+    def noting(statement: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
+        if "scan" in params:
+            scans.append(params["scan"])
+        return run_leg(statement, params, *args, **kwargs)
+
+    monkeypatch.setattr(binders.store, "run_leg", noting)
+    rows, (statement, bound) = dense_leg_rows(
+        binders.store,
+        f,
+        binders.embedder.dim,
+        parsed.search_text,
+        vector,
+        fusion,
+        phrase_spans=functools.partial(index.phrase_spans, parsed.phrases),
+        phrase_words=functools.partial(index.phrase_words, parsed.phrases),
+    )
+    return rows, statement.as_string(None), bound, scans
+
+
+#: A phrase 24 spans of the binders hold: 9 of the 20 spans nearest the question, 21 of the 60 nearest.
+DEEP_QUESTION = '"the borrower" maintain insurance with financially sound carriers'
+
+
+def test_a_phrase_whose_words_many_spans_hold_is_read_deeper_first(
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer of the nearest spans hold a quoted phrase than the leg's depth, and its rarest word is held by many
+    spans (an exact ranking would read them all): the nearest spans are read again, deeper, before any exact ranking.
+    When enough of them hold the phrase they are the answer, the exact ranking's rows; when too few do, the exact
+    ranking answers; when the word is rarer, no deeper read."""
+    exact = _exact(binders, DEEP_QUESTION, 15)
+    holders = _exact(binders, DEEP_QUESTION, 10_000)
+    assert len(holders) > 15
+    parsed = parse_query(DEEP_QUESTION)
+    unfiltered, params = q.dense_leg(span_filter(dataclasses.replace(parsed, phrases=()), binders.workspace), 384)
+    vector = binders.embedder.embed([parsed.search_text])[0]
+    near = {**params, "text": parsed.search_text, "limit": 60, "vector": vector}
+    nearest = [r.key for r in binders.store.run_leg(unfiltered, near, planned_for_values=True, exact=True)]
+    held = {r.key for r in holders}
+    assert sum(key in held for key in nearest[:20]) < 15 <= sum(key in held for key in nearest)
+    rows, statement, bound, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 60, 1)
+    assert scans == [20, 60] and bound["scan"] == 60 and "WITH" not in statement
+    assert [r.key for r in rows] == [r.key for r in exact]
+    assert [r.cosine for r in rows] == pytest.approx([r.cosine for r in exact], abs=1e-6)
+    # Too few of the 30 nearest hold it: the exact ranking reads every span that does.
+    assert sum(key in held for key in nearest[:30]) < 15
+    rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 30, 1)
+    assert scans == [20, 30] and "WITH" in statement
+    assert [r.key for r in rows] == [r.key for r in exact]
+    # The phrase's rarest word held by fewer spans than the deeper read asks for: straight to the exact ranking.
+    words = binders.lexicon.index(binders.workspace).phrase_words(["the borrower"])
+    rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 60, min(words.values()) + 1)
+    assert scans == [20] and "WITH" in statement
+    assert [r.key for r in rows] == [r.key for r in exact]
+
+
+def test_the_search_reads_deeper_with_the_same_hits(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the search (the lexical index counts the phrase's words): the deeper read answers, and the hits are
+    those the exact ranking gives."""
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=15, dense_scan=20, dense_exact=100.0)
+    monkeypatch.setattr(Corpus, "fusion_settings", lambda self: fusion)
+    scans: list[int] = []
+    run_leg = type(binders.store).run_leg
+
+    def noting(self: Any, statement: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
+        if "scan" in params:
+            scans.append(params["scan"])
+        return run_leg(self, statement, params, *args, **kwargs)
+
+    checked = type(binders.store).run_leg_and_cosines
+
+    def checking(self: Any, statement: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
+        if "scan" in params:
+            scans.append(params["scan"])
+        return checked(self, statement, params, *args, **kwargs)
+
+    monkeypatch.setattr(type(binders.store), "run_leg", noting)
+    monkeypatch.setattr(type(binders.store), "run_leg_and_cosines", checking)
+    hits = {}
+    for deep_from in (10**12, 1):
+        monkeypatch.setattr(legs, "DEEP_SCAN", 60)
+        monkeypatch.setattr(legs, "DEEP_FROM", deep_from)
+        scans.clear()
+        hits[deep_from] = [(h.citation, h.score) for h in binders.search(DEEP_QUESTION, k=5)]
+        assert (60 in scans) == (deep_from == 1), scans
+    assert hits[1] == hits[10**12] and hits[1]

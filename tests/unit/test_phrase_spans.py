@@ -2,7 +2,7 @@
 walking the graph): the count is the spans whose analysed words hold each phrase's analysed words in order, and a
 word's document frequency stands for it, as a bound, when one of the phrases' words is that rare. Each word of the
 phrases is counted too, and the dense leg's exact ranking finds a phrase's spans by its rarest word when most spans
-holding the word hold the phrase."""
+holding the word hold the phrase, and reads more of the nearest spans first when that word is common."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,3 +109,20 @@ def test_a_phrase_without_a_word_the_index_reads_is_not_counted(tmp_path: Path) 
         assert index.phrase_spans(["§", "section"], 0) == 1
     finally:
         index.close()
+
+
+@pytest.mark.parametrize(
+    ("scan", "counts", "deep"),
+    [
+        (400, {"the": 900_000, "agent": 112_129}, legs.DEEP_SCAN),
+        (400, {"agent": legs.DEEP_FROM}, legs.DEEP_SCAN),
+        (400, {"the": 900_000, "majeure": legs.DEEP_FROM - 1}, None),
+        (400, {}, None),
+        (legs.DEEP_SCAN, {"agent": 112_129}, None),
+    ],
+)
+def test_the_deeper_read_is_asked_for_by_the_rarest_word(scan: int, counts: dict[str, int], deep: int | None) -> None:
+    """A deeper nearest-first read when the phrases' rarest word is held by at least ``DEEP_FROM`` spans and the read
+    is deeper than the first."""
+    assert legs.deep_scan(scan, lambda: counts) == deep
+    assert legs.deep_scan(scan, None) is None
