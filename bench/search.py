@@ -34,6 +34,7 @@ Usage (from the repository root)::
     python bench/search.py --skip-corpus --generate 2000 --repeat 1  # a seconds-long smoke run
     python bench/search.py --json                                   # the same figures as one JSON object
     NEXUS_HOME=/tmp/nxhome python bench/search.py --generate 0 --questions eval/corpus.jsonl  # the suite's questions
+    python bench/search.py --skip-corpus --questions bench/phrase_questions.jsonl  # quoted phrases, generated spans
 
 Figures are printed, never asserted. Progress goes to stderr; the report to stdout.
 """
@@ -848,12 +849,13 @@ def run_synthetic(
     build_memory: str = BUILD_MEMORY,
     side_connection: bool = True,
     alternate: bool = False,
+    queries: Sequence[str] = QUERIES,
 ) -> dict[str, Any]:
     """Setting 2: a generated workspace in a fresh temporary home (removed afterwards), or in ``keep``, where it
     stays for the next run, which measures it again instead of generating it when it was generated the same way
     (``KEPT_MANIFEST``: spans, ``like``, index during load); a kept workspace generated otherwise is replaced, and
     a kept HNSW index built otherwise than the settings say (``NEXUS_HNSW_M``, ``NEXUS_HNSW_EF_CONSTRUCTION``) is
-    built again.
+    built again. It is searched with ``queries``.
     Ranking settings (``NEXUS_EF_SEARCH``, ``NEXUS_DENSE_SCAN``, ...) are read from the environment."""
     from kruschnexus import Corpus
     from kruschnexus.config import Settings
@@ -918,9 +920,9 @@ def run_synthetic(
             built = corpus.store.vector_index_build(corpus.embedder.dim)
             result["generation"]["hnsw_build"] = None if built is None else dataclasses.asdict(built)
             progress("synthetic: measuring")
-            result.update(measure(corpus, QUERIES, repeat))
+            result.update(measure(corpus, queries, repeat))
             if alternate:
-                result["connections_alternated"] = alternate_connections(corpus, QUERIES, repeat)
+                result["connections_alternated"] = alternate_connections(corpus, queries, repeat)
             return result
         finally:
             corpus.close()
@@ -1074,13 +1076,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--questions",
         type=Path,
         metavar="FILE",
-        help='search the ingested workspace with the questions of a JSON-lines file (a "query" on each line, as'
-        " eval/corpus.jsonl has them) instead of the built-in ones",
+        help='search with the questions of a JSON-lines file (a "query" on each line, as eval/corpus.jsonl and'
+        " bench/phrase_questions.jsonl have them) instead of the built-in ones, in both settings",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
-    if args.questions is not None and args.skip_corpus:
-        parser.error("--questions are asked of the ingested workspace: drop --skip-corpus")
     try:
         questions = QUERIES if args.questions is None else load_questions(args.questions)
     except ValueError as exc:
@@ -1097,11 +1097,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "settings": {},
     }
     embedder = None
+    asked = "built-in" if args.questions is None else str(args.questions)
     if not args.skip_corpus:
         report["settings"]["corpus"], embedder = run_corpus(
             args.workspace, args.repeat, args.settle, not args.one_connection, args.alternate_connections, questions
         )
-        report["settings"]["corpus"]["questions"] = "built-in" if args.questions is None else str(args.questions)
+        report["settings"]["corpus"]["questions"] = asked
     if args.generate > 0:
         report["settings"]["synthetic"] = run_synthetic(
             args.generate,
@@ -1113,7 +1114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.build_memory,
             not args.one_connection,
             args.alternate_connections,
+            questions,
         )
+        report["settings"]["synthetic"]["questions"] = asked
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -26,6 +26,7 @@ import pytest
 from kruschnexus import Corpus
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
+from kruschnexus.retrieve.query import parse_query
 from tests.conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.integration
@@ -119,15 +120,21 @@ def test_search(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFix
 def test_search_asks_the_questions_of_a_file(
     bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """``--questions``: the ingested workspace is searched with a JSON-lines file's questions (the evaluation suite's
-    format); a file that holds none, or a line without a question, is refused naming the file and the line."""
+    """``--questions``: both settings (the ingested workspace, generated spans) are searched with a JSON-lines file's
+    questions (the evaluation suite's format, the bench's quoted phrases); a file that holds none, or a line without a
+    question, is refused naming the file and the line."""
     search = load("search")
-    asked = ["What is the security deposit?", "Under the office lease, when is rent due?"]
+    asked = ["What is the security deposit?", '"the landlord" may terminate the lease']
     questions = tmp_path / "questions.jsonl"
     questions.write_text("".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(asked)) + "\n")
-    argv = ["--workspace", bench_workspace, "--generate", 0, "--repeat", 1, "--questions", questions, "--json"]
-    corpus = run(search, argv, capsys)["settings"]["corpus"]
-    assert [row["query"] for row in corpus["per_query"]] == asked and corpus["questions"] == str(questions)
+    argv = ["--workspace", bench_workspace, "--generate", 1000, "--repeat", 1, "--questions", questions, "--json"]
+    settings = run(search, argv, capsys)["settings"]
+    assert set(settings) == {"corpus", "synthetic"}
+    for result in settings.values():
+        assert [row["query"] for row in result["per_query"]] == asked and result["questions"] == str(questions)
+    assert settings["synthetic"]["full_by_kind"]["phrase"]["queries"] == 1
+    phrases = search.load_questions(BENCH / "phrase_questions.jsonl")
+    assert len(phrases) >= 20 and all(parse_query(p).phrases for p in phrases)
     broken = tmp_path / "broken.jsonl"
     broken.write_text(json.dumps({"query": asked[0]}) + "\n" + json.dumps({"id": 2}) + "\n")
     with pytest.raises(SystemExit) as refused:
