@@ -800,9 +800,9 @@ def test_the_question_is_embedded_while_the_workspace_is_checked(
 
 
 def _deep_read(
-    binders: Corpus, monkeypatch: pytest.MonkeyPatch, raw: str, deep: int, deep_from: int
+    binders: Corpus, monkeypatch: pytest.MonkeyPatch, raw: str, deep: int, deep_from: int, depth: int = 15
 ) -> tuple[list[LegRow], str, dict[str, Any], list[int]]:
-    """The dense leg of ``raw`` (depth 15, a first read of the 20 nearest) with a deeper read of ``deep`` spans
+    """The dense leg of ``raw`` (``depth``, a first read of the 20 nearest) with a deeper read of ``deep`` spans
     allowed from ``deep_from`` spans holding the phrase's rarest word; the rows, the statement and parameters that
     gave them, and the ``scan`` of every nearest-first read."""
     monkeypatch.setattr(legs, "DEEP_SCAN", deep)
@@ -811,7 +811,7 @@ def _deep_read(
     vector = binders.embedder.embed([parsed.search_text])[0]
     f = span_filter(parsed, binders.workspace)
     index = binders.lexicon.index(binders.workspace)
-    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=15, dense_scan=20, dense_exact=100.0)
+    fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=depth, dense_scan=20, dense_exact=100.0)
     scans: list[int] = []
     run_leg = binders.store.run_leg
 
@@ -869,6 +869,12 @@ def test_a_phrase_whose_words_many_spans_hold_is_read_deeper_first(
     rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 60, min(words.values()) + 1)
     assert scans == [20] and "WITH" in statement
     assert [r.key for r in rows] == [r.key for r in exact]
+    # Fewer spans hold the phrase, as the lexical index counts them, than the leg's depth: no read can find enough.
+    counted = binders.lexicon.index(binders.workspace).phrase_spans(["the borrower"], 0)
+    assert counted is not None and counted < 30
+    rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 100, 1, depth=30)
+    assert scans == [30] and "WITH" in statement  # the first read is as deep as the leg: no deeper one
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, DEEP_QUESTION, 30)]
 
 
 def test_the_search_reads_deeper_with_the_same_hits(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:

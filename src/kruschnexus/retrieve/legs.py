@@ -135,7 +135,7 @@ def dense_leg_rows(
             held = phrase_spans(_cap(few)) if phrase_spans is not None and _phrases_only(span_f) else None
             if held is None or held <= _cap(few):
                 depth = deep_scan(scan, phrase_words)
-                if depth is not None:
+                if depth is not None and (held is None or held >= s.dense_depth):  # else it cannot find enough
                     deep = {**bound, "scan": depth}
                     rows = _walked(
                         store, statement, deep, MAX_EF_SEARCH, span_f.planned_for_values, seeds, dim, s.dense_depth
