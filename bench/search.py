@@ -965,8 +965,9 @@ def render(result: dict[str, Any]) -> str:
         lines.append(
             f"   HNSW index: m {gen['hnsw_build']['m']}, ef_construction {gen['hnsw_build']['ef_construction']}"
         )
+    asked = result.get("questions", "built-in")
     lines.append(
-        f"   {result['queries']} queries x {result['repeat']} repeats = {result['samples']} samples,"
+        f"   {result['queries']} queries ({asked}) x {result['repeat']} repeats = {result['samples']} samples,"
         f" k={K}; warm-up pass {result['warmup_seconds']:.1f} s"
     )
     lines.append(f"   {'':34} {'p50 ms':>9} {'p95 ms':>9} {'mean ms':>9}")
@@ -1087,6 +1088,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.skip_corpus and args.generate <= 0:
+        parser.error("nothing to measure: --skip-corpus and --generate 0 leave no setting")
     if (args.like or args.keep) and args.generate <= 0:
         parser.error("--like and --keep shape the synthetic workspace: give --generate N (N > 0)")
     report: dict[str, Any] = {

@@ -172,10 +172,11 @@ class Settings:
             the nearest spans of clustered collections (many near-copies of one clause) at the same search cost,
             for a slower build. Used when the index is created; ``nexus reindex --vectors`` rebuilds an existing
             one with them. Env ``NEXUS_HNSW_M``, ``NEXUS_HNSW_EF_CONSTRUCTION``.
-        dense_scan: under a filter that may pass many spans (``doc:``, ``doc_type:``, ``page:``, an excluded word),
-            the dense leg first reads this many spans nearest the question (with an HNSW beam of at least as many,
-            at most 1000) and filters them; when fewer than
-            ``dense_depth`` pass, it ranks every span that passes instead. Env ``NEXUS_DENSE_SCAN``.
+        dense_scan: under a filter that may pass many spans (``doc:``, ``doc_type:``, ``page:``, an excluded word)
+            or a quoted phrase, the dense leg first reads this many spans nearest the question (with an HNSW beam of
+            at least as many, at most 1000) and filters them; when fewer than ``dense_depth`` pass, it ranks every
+            span that passes instead (under a phrase whose rarest word 20,000 spans hold, after reading the 2,000
+            nearest, when that is more: ``retrieve/legs.py``, ``deep_scan``). Env ``NEXUS_DENSE_SCAN``.
         dense_exact: under a filter that passes spans by their keys (a named section or document), the dense leg
             ranks every span that passes by its exact distance when the planner expects at most this many times
             sqrt(``dense_depth`` x spans stored) to pass, else it walks the HNSW graph. Reading ``n`` spans that

@@ -133,6 +133,7 @@ def test_search_asks_the_questions_of_a_file(
     for result in settings.values():
         assert [row["query"] for row in result["per_query"]] == asked and result["questions"] == str(questions)
     assert settings["synthetic"]["full_by_kind"]["phrase"]["queries"] == 1
+    assert f"({questions})" in search.render(settings["synthetic"])
     phrases = search.load_questions(BENCH / "phrase_questions.jsonl")
     assert len(phrases) >= 20 and all(parse_query(p).phrases for p in phrases)
     broken = tmp_path / "broken.jsonl"
@@ -140,6 +141,9 @@ def test_search_asks_the_questions_of_a_file(
     with pytest.raises(SystemExit) as refused:
         search.main(["--workspace", bench_workspace, "--generate", "0", "--questions", str(broken)])
     assert refused.value.code == 2 and f'{broken}:2: no "query" text' in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        search.main(["--skip-corpus", "--generate", "0", "--questions", str(questions)])
+    assert refused.value.code == 2 and "nothing to measure" in capsys.readouterr().err
 
 
 def test_search_like_a_workspace(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:

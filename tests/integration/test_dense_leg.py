@@ -802,9 +802,9 @@ def test_the_question_is_embedded_while_the_workspace_is_checked(
 def _deep_read(
     binders: Corpus, monkeypatch: pytest.MonkeyPatch, raw: str, deep: int, deep_from: int, depth: int = 15
 ) -> tuple[list[LegRow], str, dict[str, Any], list[int]]:
-    """The dense leg of ``raw`` (``depth``, a first read of the 20 nearest) with a deeper read of ``deep`` spans
-    allowed from ``deep_from`` spans holding the phrase's rarest word; the rows, the statement and parameters that
-    gave them, and the ``scan`` of every nearest-first read."""
+    """The dense leg of ``raw`` (``depth``, a first read of the max(20, ``depth``) nearest) with a deeper read of
+    ``deep`` spans allowed from ``deep_from`` spans holding the phrase's rarest word; the rows, the statement and
+    parameters that gave them, and the ``scan`` of every nearest-first read."""
     monkeypatch.setattr(legs, "DEEP_SCAN", deep)
     monkeypatch.setattr(legs, "DEEP_FROM", deep_from)
     parsed = parse_query(raw)
@@ -813,12 +813,12 @@ def _deep_read(
     index = binders.lexicon.index(binders.workspace)
     fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=depth, dense_scan=20, dense_exact=100.0)
     scans: list[int] = []
-    run_leg = binders.store.run_leg
+    run_leg = type(binders.store).run_leg  # the class's: a wrapper of an earlier call is never wrapped again
 
     def noting(statement: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
         if "scan" in params:
             scans.append(params["scan"])
-        return run_leg(statement, params, *args, **kwargs)
+        return run_leg(binders.store, statement, params, *args, **kwargs)
 
     monkeypatch.setattr(binders.store, "run_leg", noting)
     rows, (statement, bound) = dense_leg_rows(
@@ -869,17 +869,23 @@ def test_a_phrase_whose_words_many_spans_hold_is_read_deeper_first(
     rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 60, min(words.values()) + 1)
     assert scans == [20] and "WITH" in statement
     assert [r.key for r in rows] == [r.key for r in exact]
-    # Fewer spans hold the phrase, as the lexical index counts them, than the leg's depth: no read can find enough.
-    counted = binders.lexicon.index(binders.workspace).phrase_spans(["the borrower"], 0)
+    # Fewer spans hold the phrase than the leg's depth, as the lexical index counts them (the rarest word's count
+    # standing for the phrase's, as a bound, below the cap): no read can find enough, none is tried.
+    counted = binders.lexicon.index(binders.workspace).phrase_spans(["the borrower"], 10**9)
     assert counted is not None and counted < 30
     rows, statement, _, scans = _deep_read(binders, monkeypatch, DEEP_QUESTION, 100, 1, depth=30)
-    assert scans == [30] and "WITH" in statement  # the first read is as deep as the leg: no deeper one
+    assert scans == [30] and "WITH" in statement
     assert [r.key for r in rows] == [r.key for r in _exact(binders, DEEP_QUESTION, 30)]
+    # With another restriction the lexical index counts nothing: the deeper read is tried, and answers.
+    restricted = DEEP_QUESTION + " doc_type:agreement"
+    rows, statement, bound, scans = _deep_read(binders, monkeypatch, restricted, 60, 1)
+    assert scans == [20, 60] and bound["scan"] == 60 and "WITH" not in statement
+    assert [r.key for r in rows] == [r.key for r in _exact(binders, restricted, 15)]
 
 
 def test_the_search_reads_deeper_with_the_same_hits(binders: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through the search (the lexical index counts the phrase's words): the deeper read answers, and the hits are
-    those the exact ranking gives."""
+    """Through the search (the lexical index counts the phrase's words): the deeper read answers, with no exact
+    ranking, and the hits are those the exact ranking gives without it."""
     fusion = dataclasses.replace(binders.fusion_settings(), dense_depth=15, dense_scan=20, dense_exact=100.0)
     monkeypatch.setattr(Corpus, "fusion_settings", lambda self: fusion)
     scans: list[int] = []
@@ -888,6 +894,8 @@ def test_the_search_reads_deeper_with_the_same_hits(binders: Corpus, monkeypatch
     def noting(self: Any, statement: Any, params: Any, *args: Any, **kwargs: Any) -> Any:
         if "scan" in params:
             scans.append(params["scan"])
+        if "cap" in params:  # an exact ranking's
+            scans.append(-1)
         return run_leg(self, statement, params, *args, **kwargs)
 
     checked = type(binders.store).run_leg_and_cosines
@@ -905,5 +913,5 @@ def test_the_search_reads_deeper_with_the_same_hits(binders: Corpus, monkeypatch
         monkeypatch.setattr(legs, "DEEP_FROM", deep_from)
         scans.clear()
         hits[deep_from] = [(h.citation, h.score) for h in binders.search(DEEP_QUESTION, k=5)]
-        assert (60 in scans) == (deep_from == 1), scans
+        assert (60 in scans) == (deep_from == 1) and (-1 in scans) == (deep_from != 1), scans
     assert hits[1] == hits[10**12] and hits[1]

@@ -4,6 +4,7 @@ graph, walked again when the lexical leg proves a walk incomplete) and the lexic
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -123,29 +124,10 @@ def dense_leg_rows(
         if len(rows) >= s.dense_depth:
             return _deepened(store, span_f, dim, common, rows, seeds, deeper), (statement, bound)
         if span_f.phrase_patterns:
-            # Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram
-            # estimate is a constant), so the cap guards against a phrase held by many. Past it, reading the spans
-            # that hold the phrase only finds that out (at 10^6 spans, 0.7 s for "the borrower", held by 57,700
-            # spans but by none of a lease question's 400 nearest): the lexical index counts them first, when the
-            # phrases are all the filter asks for (another restriction may pass few of them, which the graph's walk
-            # would not reach). Its count may fall short of what the text's pattern matches (inside longer words
-            # too): the cap still guards. It may also exceed it (it matches stems: "the borrower" counts "the
-            # borrowing"), sending to the graph a phrase that up to a cap's worth of spans hold.
-            few = _few(s, store.spans_stored(span_f.workspace))
-            held = phrase_spans(_cap(few)) if phrase_spans is not None and _phrases_only(span_f) else None
-            if held is None or held <= _cap(few):
-                depth = deep_scan(scan, phrase_words)
-                if depth is not None and (held is None or held >= s.dense_depth):  # else it cannot find enough
-                    deep = {**bound, "scan": depth}
-                    rows = _walked(
-                        store, statement, deep, MAX_EF_SEARCH, span_f.planned_for_values, seeds, dim, s.dense_depth
-                    )
-                    if len(rows) >= s.dense_depth:
-                        return _deepened(store, span_f, dim, common, rows, seeds, deeper), (statement, deep)
-                word = _word_first(phrase_spans, phrase_words, _cap(few))
-                exact = _capped_exact(store, span_f, dim, common, few, s, word)
-                if exact is not None:
-                    return exact
+            read = (statement, bound)
+            answer = _under_phrases(store, span_f, dim, common, s, read, seeds, deeper, phrase_spans, phrase_words)
+            if answer is not None:
+                return answer
         # Fewer than one in eight of the nearest pass: the graph's walk must go far past its beam to find enough,
         # and an iterative scan's later iterations miss (at 10^6 spans "the borrower" walked at a beam of 200, then
         # again at 1000 for the check, took 65 + 37 ms; at 1000 alone, 62 ms).
@@ -163,8 +145,9 @@ def dense_leg_rows(
 DEEP_SCAN = 2_000
 
 #: The spans the rarest word of a filter's phrases must be held by (as the lexical index counts them) before a
-#: deeper read is tried (:func:`deep_scan`): an exact ranking then tests at least as many against the phrases, at
-#: some 3 to 8 µs each (about 100 to 950 ms at 10^6 spans), where reading :data:`DEEP_SCAN` nearest costs 10 to 35 ms.
+#: deeper read is tried (:func:`deep_scan`): an exact ranking then reads the spans holding every word of the phrases,
+#: up to as many, at some 3 to 9 µs each (95 to 950 ms for the bench's phrase questions at 10^6 spans), where
+#: reading :data:`DEEP_SCAN` nearest costs 10 to 35 ms (docs/scaling.md).
 DEEP_FROM = 20_000
 
 
@@ -177,13 +160,56 @@ def deep_scan(scan: int, phrase_words: Callable[[], Mapping[str, int]] | None) -
     An exact ranking under phrases reads every span that holds their words (the text's trigram index cannot tell
     where the words stand): at 10^6 spans, ``"the agent"`` is held by 4,541 spans, ``agent`` by 112,129, and the
     ranking took 946 ms. A question that quotes a phrase is mostly about it: of the 2,000 spans nearest its question
-    enough hold it (read in 26 ms). When too few do, the exact ranking follows, the read's 10 to 35 ms lost."""
+    enough hold it (read in 26 ms). When too few do, the exact ranking follows, the read's time lost. The read's
+    beam is pgvector's widest, 1000, narrower than the read: past it, relaxed iterative scans go on (the bench's
+    phrase questions' recall@10 at 10^6 went from 0.995 to 0.986)."""
     if phrase_words is None or DEEP_SCAN <= scan:
         return None
     counts = phrase_words()
     if not counts or min(counts.values()) < DEEP_FROM:
         return None
     return DEEP_SCAN
+
+
+def _under_phrases(
+    store: PgStore,
+    span_f: q.SpanFilter,
+    dim: int,
+    common: dict[str, Any],
+    s: FusionSettings,
+    read: tuple[sql.Composed, dict[str, Any]],
+    seeds: Seeds,
+    deeper: Sequence[SpanKey],
+    phrase_spans: Callable[[int], int | None] | None,
+    phrase_words: Callable[[], Mapping[str, int]] | None,
+) -> tuple[list[LegRow], tuple[sql.Composed, dict[str, Any]]] | None:
+    """The dense leg under quoted phrases when too few of the spans nearest the question hold them (``read``: the
+    nearest-first statement and its parameters): the spans holding them among more of the nearest
+    (:func:`deep_scan`), when enough do, else every span holding them ranked exactly (:func:`_capped_exact`, by
+    their rarest word when :func:`_word_first` says so); ``None`` when the graph must rank them.
+
+    Few of the nearest hold the phrase: few spans may. The planner cannot tell (a phrase's trigram estimate is a
+    constant), so the cap guards against a phrase held by many. Past it, reading the spans that hold the phrase only
+    finds that out (at 10^6 spans, 0.7 s for "the borrower", held by 57,700 spans but by none of a lease question's
+    400 nearest): the lexical index counts them first, when the phrases are all the filter asks for (another
+    restriction may pass few of them, which the graph's walk would not reach). Its count may fall short of what the
+    text's pattern matches (inside longer words too): the cap still guards. It may also exceed it (it matches stems:
+    "the borrower" counts "the borrowing"), sending to the graph a phrase that up to a cap's worth of spans hold. A
+    count (or the rarest word's, standing for it as a bound) below the leg's depth leaves no deeper read to try."""
+    statement, bound = read
+    few = _few(s, store.spans_stored(span_f.workspace))
+    held = phrase_spans(_cap(few)) if phrase_spans is not None and _phrases_only(span_f) else None
+    if held is not None and held > _cap(few):
+        return None
+    words = functools.cache(phrase_words) if phrase_words is not None else None  # the index read once
+    depth = deep_scan(int(bound["scan"]), words) if held is None or held >= s.dense_depth else None
+    if depth is not None:
+        deep = {**bound, "scan": depth}
+        beam = MAX_EF_SEARCH
+        rows = _walked(store, statement, deep, beam, span_f.planned_for_values, seeds, dim, enough=s.dense_depth)
+        if len(rows) >= s.dense_depth:
+            return _deepened(store, span_f, dim, common, rows, seeds, deeper), (statement, deep)
+    return _capped_exact(store, span_f, dim, common, few, s, _word_first(phrase_spans, words, _cap(few)))
 
 
 def _phrases_only(span_f: q.SpanFilter) -> bool:
