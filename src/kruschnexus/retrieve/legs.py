@@ -146,7 +146,7 @@ DEEP_SCAN = 2_000
 
 #: The spans the rarest word of a filter's phrases must be held by (as the lexical index counts them) before a
 #: deeper read is tried (:func:`deep_scan`): an exact ranking then reads the spans holding every word of the phrases,
-#: up to as many, at some 3 to 9 µs each (95 to 950 ms for the bench's phrase questions at 10^6 spans), where
+#: up to as many, at some 3 to 9 µs each (60 to 950 ms for the bench's phrase questions at 10^6 spans), where
 #: reading :data:`DEEP_SCAN` nearest costs 10 to 35 ms (docs/scaling.md).
 DEEP_FROM = 20_000
 
