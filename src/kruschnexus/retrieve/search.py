@@ -237,10 +237,10 @@ def _named_early(
     store: PgStore, lexicon: Lexicon, workspace: str, query: Query, settings: FusionSettings, embedding: _Embeddings
 ) -> tuple[LexicalIndex, DocMatch | None, str]:
     """The workspace's lexical index brought up to date, the document the question names in it, and what the dense
-    leg embeds (:func:`_dense_text`). The whole
-    question is being embedded (``embedding``); when the index as this process last read it names a document, the
-    question without the naming words is embedded instead, at once. A commit since then records another state: the
-    document is looked for again (and the text it leaves embedded later, if neither was)."""
+    leg embeds (:func:`_dense_text`). The whole question is being embedded (``embedding``); when the index as this
+    process last read it names a document, the question without the naming words is embedded instead, at once. A
+    commit since then records another state: the document is looked for again (and the text it leaves embedded
+    later, if neither was)."""
 
     def sources(ids: list[str]) -> dict[str, str]:
         return store.document_sources(workspace, ids)
