@@ -8,17 +8,16 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kruschnexus import blobs, pageimage
+from kruschnexus import blobs
 from kruschnexus.config import WORKSPACE_PATTERN, IndexBuild, Settings
-from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError, EmbedError, NotFoundError, StoreError
-from kruschnexus.ingest import FileResult, Ingester, Progress
 from kruschnexus.lexical.analysis import line_markers
 from kruschnexus.lexical.sync import Lexicon, SyncReport
 from kruschnexus.retrieve.fusion import FusionSettings
@@ -29,9 +28,15 @@ from kruschnexus.store.database import Database
 from kruschnexus.store.postgres import PgStore
 from kruschnexus.store.progress import Step, watched
 from kruschnexus.store.records import PageRow, VectorStorage
-from kruschnexus.verify import VerifyReport, verify_workspace
 from kruschnexus.wire import document_from_row, hit_from_row, page_from_row
-from kruschnexus.worker import ReaderPool
+
+if TYPE_CHECKING:
+    # Imported where used: a search needs neither the ingestion's parsers, the page renderer, the doctor's
+    # checks nor the verifier (0.2 s of a command's start; docs/scaling.md, "From the shell").
+    from kruschnexus.doctor import DoctorReport
+    from kruschnexus.ingest import FileResult, Progress
+    from kruschnexus.verify import VerifyReport
+    from kruschnexus.worker import ReaderPool
 
 _log = logging.getLogger(__name__)
 
@@ -258,6 +263,8 @@ class Corpus:
         servers, after :func:`~kruschnexus.sandbox.plan_ingest`): each file is opened without following any
         symbolic link, so a checked path cannot be swapped for a link elsewhere before it is read.
         """
+        from kruschnexus.ingest import Ingester
+
         files = [Path(p).expanduser() for p in paths]
         with self._readers.borrow() if self._readers else contextlib.nullcontext(None) as reader:
             ingester = Ingester(
@@ -278,6 +285,8 @@ class Corpus:
         Raises:
             NotFoundError: the workspace does not exist.
         """
+        from kruschnexus.ingest import Ingester
+
         self.require_exists()
         results = []
         with self._readers.borrow() if self._readers else contextlib.nullcontext(None) as reader:
@@ -456,6 +465,7 @@ class Corpus:
         ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
         the default is both. ``floor`` overrides the similarity floor for this call (the calibration sweep).
         """
+        self._load_while_connecting()
         settings = self.fusion_settings()
         if floor is not None:
             settings = dataclasses.replace(settings, floor=floor)
@@ -469,6 +479,21 @@ class Corpus:
         return run_search(
             store, self.embedder, self.lexicon, self.workspace, query, k, settings, side, check=self._require_workspace
         )
+
+    def _load_while_connecting(self) -> None:
+        """On a corpus that has neither its model nor its store yet (a command's first search), load the model while
+        the store opens: the embedded server's start waits on ``pg_ctl`` most of its 0.25 s, the model's load is
+        onnxruntime's graph optimisation (0.2-0.3 s), and the two overlap (docs/scaling.md, "From the shell"). The
+        model's error comes first, as when it loaded before the store opened. Not with a replica to read from:
+        searches need no connection to the primary then."""
+        if self._embedder is not None or self._store is not None or self.database.read_url is not None:
+            return
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nexus-model") as pool:
+            loading = pool.submit(make_embedder, self.settings)
+            try:
+                _ = self.store
+            finally:
+                self._embedder = loading.result()
 
     def exists(self) -> bool:
         """Whether this workspace exists."""
@@ -533,6 +558,8 @@ class Corpus:
             NotFoundError: the workspace does not exist.
         """
         self.require_exists()
+        from kruschnexus.verify import verify_workspace
+
         return verify_workspace(self.store, self.settings, self.workspace, tick)
 
     def documents(self) -> list[DocumentInfo]:
@@ -669,6 +696,8 @@ class Corpus:
             NotFoundError: no such page, or the document is not a PDF (units of other formats have no image).
             ConfigError: ``dpi`` is out of range.
         """
+        from kruschnexus import pageimage
+
         if not pageimage.MIN_DPI <= dpi <= pageimage.MAX_DPI:
             raise ConfigError(f"dpi must be between {pageimage.MIN_DPI} and {pageimage.MAX_DPI}, not {dpi}")
         self.page(doc_id, page_number)
@@ -683,4 +712,6 @@ class Corpus:
 
     def doctor(self) -> DoctorReport:
         """Health report: database, pgvector, model, stored models, optional tools, disk."""
+        from kruschnexus.doctor import run_checks
+
         return run_checks(self.settings, lambda: self.store, lambda: self.embedder)

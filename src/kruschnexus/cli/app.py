@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, TypeVar
 
 import click
@@ -73,7 +74,61 @@ def _is_number(arg: str) -> bool:
     return True
 
 
-@click.group(cls=NexusGroup)
+class LazyCommands(MutableMapping[str, click.Command]):
+    """The root group's commands by name, each verb's module imported when its command is first asked for: a search
+    does not import the ingestion's parsers, the evaluation or the servers (docs/scaling.md, "From the shell").
+    ``nexus --help`` and the reference page import them all."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            command = importlib.import_module(self._modules[name]).command
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{self._modules[name]}.command is not a click command")
+            self._loaded[name] = command
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._modules and name not in self._loaded:
+            raise KeyError(name)
+        self._modules.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._modules.keys() | self._loaded.keys()))
+
+    def __len__(self) -> int:
+        return len(self._modules.keys() | self._loaded.keys())
+
+
+#: Each verb and the module whose ``command`` it is.
+COMMANDS = {
+    "diff": "kruschnexus.cli.diff",
+    "doctor": "kruschnexus.cli.doctor",
+    "documents": "kruschnexus.cli.documents",
+    "eval": "kruschnexus.cli.evaluate",
+    "explain": "kruschnexus.cli.explain",
+    "export": "kruschnexus.cli.export",
+    "ingest": "kruschnexus.cli.ingest",
+    "mcp": "kruschnexus.cli.mcp",
+    "reindex": "kruschnexus.cli.reindex",
+    "reingest": "kruschnexus.cli.reingest",
+    "resolve": "kruschnexus.cli.resolve",
+    "search": "kruschnexus.cli.search",
+    "serve": "kruschnexus.cli.serve",
+    "token": "kruschnexus.cli.token",
+    "verify": "kruschnexus.cli.verify",
+    "workspaces": "kruschnexus.cli.workspaces",
+}
+
+
+@click.group(cls=NexusGroup, commands=LazyCommands(COMMANDS))
 @click.version_option(package_name="kruschnexus", prog_name="nexus")
 def cli() -> None:
     """KruschNexus: citation-grounded retrieval with exact pages, offsets and boxes.
@@ -82,35 +137,6 @@ def cli() -> None:
     PostgreSQL; unset runs the embedded one), NEXUS_EMBEDDER (local or ollama:<model>). See
     docs/configuration.md.
     """
-
-
-def _register() -> None:
-    from kruschnexus.cli import (
-        diff,
-        doctor,
-        documents,
-        evaluate,
-        explain,
-        export,
-        ingest,
-        mcp,
-        reindex,
-        reingest,
-        resolve,
-        search,
-        serve,
-        token,
-        verify,
-        workspaces,
-    )
-
-    searching = (search, explain, resolve, diff)
-    modules = (doctor, ingest, reingest, *searching, verify, reindex, evaluate, export, serve, mcp, token)
-    for module in (*modules, workspaces, documents):
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main() -> None:

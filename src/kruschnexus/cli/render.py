@@ -7,21 +7,25 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kruschnexus.doctor import DoctorReport
-from kruschnexus.eval.metrics import Tally
-from kruschnexus.eval.runner import METRICS, EvalReport
-from kruschnexus.ingest import STAGES, FileResult
 from kruschnexus.schema.v1 import DocumentDiff, ExplainTrace, Hit, Resolution
-from kruschnexus.store.progress import Step
-from kruschnexus.tokens import TokenInfo
-from kruschnexus.verify import VerifyReport
 from kruschnexus.wire import ingest_report
+
+if TYPE_CHECKING:
+    # Imported where used: a search's output needs neither the ingestion, the evaluation, the doctor nor the
+    # verifier (docs/scaling.md, "From the shell").
+    from kruschnexus.doctor import DoctorReport
+    from kruschnexus.eval.metrics import Tally
+    from kruschnexus.eval.runner import EvalReport
+    from kruschnexus.ingest import FileResult
+    from kruschnexus.store.progress import Step
+    from kruschnexus.tokens import TokenInfo
+    from kruschnexus.verify import VerifyReport
 
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -72,6 +76,8 @@ def doctor_json(report: DoctorReport) -> None:
 
 def ingest_results(results: Sequence[FileResult], workspace: str, title: str = "") -> None:
     """The per-file result table."""
+    from kruschnexus.ingest import STAGES
+
     table = Table(title=title or f"ingest into workspace {workspace!r}")
     for name in ("file", "status", "version", "pages", "spans", "seconds", "note"):
         table.add_column(name, overflow="fold")
@@ -236,6 +242,8 @@ def _query_count(report: EvalReport) -> int:
 def eval_report(report: EvalReport) -> None:
     """The evaluation: the product by family and kind, then every system side by side (never wrapped: a table
     of ratios with counts is unreadable folded to 80 columns)."""
+    from kruschnexus.eval.runner import METRICS
+
     wide = Console(soft_wrap=True, highlight=False, width=max(out.width, 170))
     nexus = report.scores["nexus"]
     wide.print(
