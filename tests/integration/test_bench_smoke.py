@@ -168,6 +168,36 @@ def test_rls(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixtur
     assert report["queries"] < report["legs"] <= 2 * report["queries"]
 
 
+def test_cli(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fresh processes searching the session's database (an external server to them: no start or stop)."""
+    cli = load("cli")
+    report = run(cli, ["--workspace", bench_workspace, "--repeat", 1, "--json"], capsys)
+    assert report["server"] == "external" and report["hits"] >= 1
+    assert set(report["commands"]) == {"python", "imports", "search"}
+    assert all(set(row) == {"p50_ms", "mean_ms", "min_ms"} for row in report["commands"].values())
+    assert "search_beyond_imports_p50_ms" in report and cli.render(report)
+
+
+@pytest.mark.skipif(
+    bool(os.environ.get("NEXUS_TEST_DSN")), reason="the session's database is external: no embedded server to hold"
+)
+def test_cli_holding_the_embedded_server(
+    bench_workspace: str, nexus_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The session's embedded server, joined by each command and held by the bench for one more search."""
+    monkeypatch.setenv("NEXUS_HOME", str(nexus_home))
+    cli = load("cli")
+    report = run(cli, ["--workspace", bench_workspace, "--repeat", 1, "--json"], capsys)
+    assert report["server"] == "embedded" and report["hits"] >= 1
+    assert set(report["commands"]) == {"python", "imports", "search", "search_server_held"}
+    assert "server_start_and_stop_p50_ms" in report
+
+
+def test_cli_names_a_failed_command(bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    code = load("cli").main(["--workspace", "no-such-workspace", "--repeat", "1"])
+    assert code == 1 and "exited 2" in capsys.readouterr().err
+
+
 def test_floor(bench_workspace: str, bench_env: None, capsys: pytest.CaptureFixture[str]) -> None:
     floor = load("floor")
     report = run(floor, ["--workspace", bench_workspace, "--json"], capsys)

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import kruschnexus
-from kruschnexus import corpus as corpus_module
 from kruschnexus.cli.app import COMMANDS, cli
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
+from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError, NotFoundError, StoreError
 from tests.conftest import ROOT
 
@@ -69,7 +69,7 @@ def test_the_package_names_resolve_where_they_are_defined() -> None:
         home = sys.modules[kruschnexus._HOMES[name]]
         assert value is getattr(home, name), name
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
-        _ = kruschnexus.Nothing  # type: ignore[attr-defined]
+        _ = kruschnexus.Nothing
     assert set(kruschnexus.__all__) <= set(dir(kruschnexus))
 
 
@@ -77,7 +77,7 @@ def test_every_verb_comes_from_its_module() -> None:
     assert list(cli.commands) == sorted(COMMANDS)
     for name in COMMANDS:
         command = cli.commands[name]
-        assert command.name == name and sys.modules[COMMANDS[name]].command is command  # type: ignore[attr-defined]
+        assert command.name == name and sys.modules[COMMANDS[name]].command is command
     assert cli.commands.get("no-such-verb") is None
 
 
@@ -110,7 +110,7 @@ def test_a_first_search_loads_the_model_while_the_store_opens(
     settings: Settings, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model, store = _Timed(), _Timed()
-    monkeypatch.setattr(corpus_module, "make_embedder", _timed(model, corpus_module.make_embedder))
+    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(model, make_embedder))
     corpus = Corpus(workspace=workspace, settings=settings)
     monkeypatch.setattr(corpus.database, "connect", _timed(store, corpus.database.connect))
     with corpus, pytest.raises(NotFoundError, match="does not exist"):
@@ -132,7 +132,7 @@ def test_the_model_error_comes_first_and_the_store_error_still_comes(
             corpus.run("rent abatement")
     assert isinstance(caught.value.__context__, StoreError)  # the store's failure is kept beside it
     loads = _Timed()
-    monkeypatch.setattr(corpus_module, "make_embedder", _timed(loads, corpus_module.make_embedder))
+    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(loads, make_embedder))
     with Corpus(workspace=workspace, settings=unreachable) as corpus:
         with pytest.raises(StoreError):
             corpus.run("rent abatement")
