@@ -4,6 +4,7 @@ opens (docs/scaling.md, "From the shell")."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import subprocess
 import sys
@@ -139,3 +140,16 @@ def test_the_model_error_comes_first_and_the_store_error_still_comes(
         assert loads.thread.startswith("nexus-model")  # loaded meanwhile
         loads.thread = ""
         assert corpus.embedder.dim == 384 and not loads.thread  # and kept for the next try
+
+
+def test_the_command_line_freezes_what_is_left_before_the_interpreter_exits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kruschnexus.cli.app import main
+
+    monkeypatch.setattr(sys, "argv", ["nexus", "--version"])
+    assert gc.get_freeze_count() == 0
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main()
+        assert exited.value.code == 0 and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
