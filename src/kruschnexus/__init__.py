@@ -4,12 +4,10 @@ The names below are imported on first use (PEP 562), so that a command that sear
 ingestion's parsers, nor a search the doctor's checks: ``from kruschnexus import Corpus`` works as ever.
 """
 
-from __future__ import annotations
+import importlib as _importlib
+import typing as _typing
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from kruschnexus.config import Settings
     from kruschnexus.corpus import Corpus
     from kruschnexus.doctor import DoctorReport
@@ -95,14 +93,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'kruschnexus' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # imported once
-    return value
+if not _typing.TYPE_CHECKING:  # type checkers read the imports above, and flag a name not among them
 
+    def __getattr__(name: str) -> _typing.Any:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module 'kruschnexus' has no attribute {name!r}")
+        value = getattr(_importlib.import_module(home), name)
+        globals()[name] = value  # imported once
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_HOMES})

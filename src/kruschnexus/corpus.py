@@ -465,14 +465,14 @@ class Corpus:
         ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
         the default is both. ``floor`` overrides the similarity floor for this call (the calibration sweep).
         """
+        if legs is not None and (set(legs) - {"dense", "sparse"} or not legs):
+            unknown = sorted(set(legs) - {"dense", "sparse"}) or "none"
+            raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {unknown}")
         self._load_while_connecting()
         settings = self.fusion_settings()
         if floor is not None:
             settings = dataclasses.replace(settings, floor=floor)
         if legs is not None:
-            unknown = set(legs) - {"dense", "sparse"}
-            if unknown or not legs:
-                raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
             settings = dataclasses.replace(settings, legs=tuple(legs))
         store = self.read_store
         side = self._side_store() if "sparse" in settings.legs and "dense" in settings.legs else None
@@ -481,19 +481,23 @@ class Corpus:
         )
 
     def _load_while_connecting(self) -> None:
-        """On a corpus that has neither its model nor its store yet (a command's first search), load the model while
-        the store opens: the embedded server's start waits on ``pg_ctl`` most of its 0.25 s, the model's load is
-        onnxruntime's graph optimisation (0.2-0.3 s), and the two overlap (docs/scaling.md, "From the shell"). The
-        model's error comes first, as when it loaded before the store opened. Not with a replica to read from:
-        searches need no connection to the primary then."""
-        if self._embedder is not None or self._store is not None or self.database.read_url is not None:
+        """On a corpus that has neither its model nor its store yet (a command's first search), load the bundled
+        model while the store opens: the embedded server's start waits on ``pg_ctl`` most of its 0.25 s, the model's
+        load is onnxruntime's graph optimisation (0.2-0.3 s), and the two overlap (docs/scaling.md, "From the
+        shell"). The model's error comes first, as when it loaded before the store opened; an interrupt passes as
+        it came, once the load (a fraction of a second) is done. Only the bundled model: another (``ollama:``)
+        answers a request on its first use, and waiting on it would hold up an interrupt."""
+        bundled = self.settings.embedder.partition(":")[0] == "local"
+        if self._embedder is not None or self._store is not None or not bundled:
             return
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nexus-model") as pool:
             loading = pool.submit(make_embedder, self.settings)
             try:
                 _ = self.store
-            finally:
-                self._embedder = loading.result()
+            except Exception:
+                self._embedder = loading.result()  # its error first, the store's as its context
+                raise
+            self._embedder = loading.result()
 
     def exists(self) -> bool:
         """Whether this workspace exists."""
@@ -557,9 +561,9 @@ class Corpus:
         Raises:
             NotFoundError: the workspace does not exist.
         """
-        self.require_exists()
         from kruschnexus.verify import verify_workspace
 
+        self.require_exists()
         return verify_workspace(self.store, self.settings, self.workspace, tick)
 
     def documents(self) -> list[DocumentInfo]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -15,13 +16,12 @@ from typing import Any
 
 import pytest
 
-import kruschnexus
-from kruschnexus.cli.app import COMMANDS, cli
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
+from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder
 from kruschnexus.errors import ConfigError, NotFoundError, StoreError
-from tests.conftest import ROOT
+from tests.conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -40,46 +40,36 @@ NOT_FOR_A_SEARCH = (
 )
 
 
-def _imported_by(code: str) -> set[str]:
-    """The ``kruschnexus`` modules a fresh interpreter has imported after running ``code``."""
-    shown = "import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.startswith('kruschnexus'))))"
+def test_a_search_from_the_shell_imports_nothing_only_other_commands_need(
+    settings: Settings, workspace: str, embedder: Embedder
+) -> None:
+    """A real ``nexus search`` in a fresh process (the session's database, a fixture ingested), the modules it
+    imported listed as it exits."""
+    with Corpus(workspace=workspace, settings=settings, embedder=embedder) as corpus:
+        assert [r.status for r in corpus.ingest([FIXTURES / "sample_contract.pdf"])] == ["ingested"]
+    listed = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules if m.startswith('kruschnexus'))),"
+        " file=sys.stderr))\n"
+        "from kruschnexus.cli.app import main\n"
+        f"sys.argv = ['nexus', 'search', 'termination notice', '--workspace', {workspace!r}, '--json']\n"
+        "main()"
+    )
+    assert settings.database_url is not None
+    env = {**os.environ, "NEXUS_HOME": str(settings.home), "NEXUS_DATABASE_URL": settings.database_url}
     done = subprocess.run(
-        [sys.executable, "-c", f"{code}\n{shown}"], capture_output=True, text=True, check=True, cwd=ROOT, timeout=120
+        [sys.executable, "-c", listed], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300, check=False
     )
-    return set(json.loads(done.stdout.strip().splitlines()[-1]))
-
-
-def test_the_search_command_imports_nothing_only_other_commands_need() -> None:
-    loaded = _imported_by(
-        "from kruschnexus.cli.app import cli\nimport click\n"
-        "cli.get_command(click.Context(cli), 'search')\nimport kruschnexus.retrieve.search"
-    )
-    assert "kruschnexus.cli.search" in loaded and "kruschnexus.corpus" in loaded
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout), "the search found the fixture's clauses"
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert {"kruschnexus.cli.search", "kruschnexus.corpus", "kruschnexus.retrieve.search"} <= loaded
     assert not loaded & set(NOT_FOR_A_SEARCH), sorted(loaded & set(NOT_FOR_A_SEARCH))
     assert not {m for m in loaded if m.startswith("kruschnexus.cli.")} - {
         "kruschnexus.cli.app",
         "kruschnexus.cli.render",
         "kruschnexus.cli.search",
     }
-
-
-def test_the_package_names_resolve_where_they_are_defined() -> None:
-    assert set(kruschnexus.__all__) == set(kruschnexus._HOMES)
-    for name in kruschnexus.__all__:
-        value = getattr(kruschnexus, name)
-        home = sys.modules[kruschnexus._HOMES[name]]
-        assert value is getattr(home, name), name
-    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
-        _ = kruschnexus.Nothing
-    assert set(kruschnexus.__all__) <= set(dir(kruschnexus))
-
-
-def test_every_verb_comes_from_its_module() -> None:
-    assert list(cli.commands) == sorted(COMMANDS)
-    for name in COMMANDS:
-        command = cli.commands[name]
-        assert command.name == name and sys.modules[COMMANDS[name]].command is command
-    assert cli.commands.get("no-such-verb") is None
 
 
 @dataclasses.dataclass
@@ -124,12 +114,12 @@ def test_a_first_search_loads_the_model_while_the_store_opens(
 def test_the_model_error_comes_first_and_the_store_error_still_comes(
     settings: Settings, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    unknown = dataclasses.replace(settings, embedder="no-such-model")
-    with Corpus(workspace=workspace, settings=unknown) as corpus, pytest.raises(ConfigError, match="unknown embedder"):
+    broken = dataclasses.replace(settings, embed_batch=0)  # the bundled model refuses to load
+    with Corpus(workspace=workspace, settings=broken) as corpus, pytest.raises(ConfigError, match="batch size"):
         corpus.run("rent abatement")
     unreachable = dataclasses.replace(settings, database_url="postgresql://nexus@127.0.0.1:1/nexus?connect_timeout=2")
-    with Corpus(workspace=workspace, settings=dataclasses.replace(unreachable, embedder="no-such-model")) as corpus:
-        with pytest.raises(ConfigError, match="unknown embedder") as caught:
+    with Corpus(workspace=workspace, settings=dataclasses.replace(unreachable, embed_batch=0)) as corpus:
+        with pytest.raises(ConfigError, match="batch size") as caught:
             corpus.run("rent abatement")
     assert isinstance(caught.value.__context__, StoreError)  # the store's failure is kept beside it
     loads = _Timed()
@@ -140,6 +130,30 @@ def test_the_model_error_comes_first_and_the_store_error_still_comes(
         assert loads.thread.startswith("nexus-model")  # loaded meanwhile
         loads.thread = ""
         assert corpus.embedder.dim == 384 and not loads.thread  # and kept for the next try
+
+
+def test_only_the_bundled_model_loads_beside_the_store(settings: Settings, workspace: str) -> None:
+    """Another model (``hash`` here; ``ollama:`` asks its server) loads when first used, as before: an interrupt
+    while the store opens is not held up by it."""
+    hashed = dataclasses.replace(settings, embedder="hash:8")
+    loads = _Timed()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("kruschnexus.corpus.make_embedder", _timed(loads, make_embedder))
+        with Corpus(workspace=workspace, settings=hashed) as corpus, pytest.raises(NotFoundError):
+            corpus.run("rent abatement")
+    assert loads.thread == threading.current_thread().name
+
+
+def test_invalid_legs_are_refused_before_anything_loads(
+    settings: Settings, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, store = _Timed(), _Timed()
+    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(model, make_embedder))
+    with Corpus(workspace=workspace, settings=settings) as corpus:
+        monkeypatch.setattr(corpus.database, "connect", _timed(store, corpus.database.connect))
+        with pytest.raises(ConfigError, match="legs must be"):
+            corpus.run("rent abatement", legs=("bogus",))
+    assert not model.thread and not store.thread
 
 
 def test_the_command_line_freezes_what_is_left_before_the_interpreter_exits(monkeypatch: pytest.MonkeyPatch) -> None:

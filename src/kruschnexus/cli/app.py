@@ -143,8 +143,9 @@ def cli() -> None:
 def main() -> None:
     """Console-script entry point. The command's work done, every object left is moved out of the garbage
     collector's reach (:func:`gc.freeze`): the interpreter's teardown at exit then need not walk them all, 0.1 s of a
-    command that imported the search (docs/scaling.md, "From the shell"). ``atexit`` handlers still run, and the
-    objects still reachable are still released as their modules are cleared."""
+    command that imported the search (docs/scaling.md, "From the shell"). ``atexit`` handlers still run and the
+    modules are still cleared; garbage left in reference cycles (a failed command's traceback) is not finalised,
+    its memory returned to the operating system at exit."""
     try:
         sys.exit(cli.main(standalone_mode=True))
     finally:
