@@ -465,9 +465,9 @@ class Corpus:
         ``legs`` restricts retrieval to ``("dense",)`` or ``("sparse",)`` (the ablations ``nexus eval`` reports);
         the default is both. ``floor`` overrides the similarity floor for this call (the calibration sweep).
         """
-        if legs is not None and (set(legs) - {"dense", "sparse"} or not legs):
-            unknown = sorted(set(legs) - {"dense", "sparse"}) or "none"
-            raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {unknown}")
+        unknown = set(legs or ()) - {"dense", "sparse"}
+        if legs is not None and (unknown or not legs):
+            raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
         self._load_while_connecting()
         settings = self.fusion_settings()
         if floor is not None:
