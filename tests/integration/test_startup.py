@@ -153,7 +153,7 @@ def test_invalid_legs_are_refused_before_anything_loads(
         monkeypatch.setattr(corpus.database, "connect", _timed(store, corpus.database.connect))
         with pytest.raises(ConfigError, match=r"legs must be .*not \['bogus'\]"):
             corpus.run("rent abatement", legs=("bogus", "dense"))
-        with pytest.raises(ConfigError, match="legs must be .*not none"):
+        with pytest.raises(ConfigError, match=r"legs must be .*not none"):
             corpus.run("rent abatement", legs=())
     assert not model.thread and not store.thread
 
