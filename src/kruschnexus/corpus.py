@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -76,6 +77,10 @@ class Corpus:
 
     The database (embedded unless ``NEXUS_DATABASE_URL`` is set) and the embedding model are opened on
     first use. Use as a context manager, or call :meth:`close`.
+
+    A corpus answers one search at a time: searches from several threads (LangChain's ``abatch``) take turns, on
+    the one store and model the first of them opened. For searches side by side, give each thread its own corpus
+    (:class:`~kruschnexus.hub.Hub` lends them over one pool of connections).
     """
 
     def __init__(
@@ -120,6 +125,8 @@ class Corpus:
         self._lexicon = lexicon
         self._owns_lexicon = lexicon is None
         self._readers = readers
+        #: Held by a search: its connections' transactions, and the store and model it opens first, are its own.
+        self._searching = threading.RLock()
 
     def __enter__(self) -> Corpus:
         return self
@@ -468,17 +475,26 @@ class Corpus:
         unknown = set(legs or ()) - {"dense", "sparse"}
         if legs is not None and (unknown or not legs):
             raise ConfigError(f"legs must be 'dense' and/or 'sparse', not {sorted(unknown) or 'none'}")
-        self._load_while_connecting()
-        settings = self.fusion_settings()
-        if floor is not None:
-            settings = dataclasses.replace(settings, floor=floor)
-        if legs is not None:
-            settings = dataclasses.replace(settings, legs=tuple(legs))
-        store = self.read_store
-        side = self._side_store() if "sparse" in settings.legs and "dense" in settings.legs else None
-        return run_search(
-            store, self.embedder, self.lexicon, self.workspace, query, k, settings, side, check=self._require_workspace
-        )
+        with self._searching:
+            self._load_while_connecting()
+            settings = self.fusion_settings()
+            if floor is not None:
+                settings = dataclasses.replace(settings, floor=floor)
+            if legs is not None:
+                settings = dataclasses.replace(settings, legs=tuple(legs))
+            store = self.read_store
+            side = self._side_store() if "sparse" in settings.legs and "dense" in settings.legs else None
+            return run_search(
+                store,
+                self.embedder,
+                self.lexicon,
+                self.workspace,
+                query,
+                k,
+                settings,
+                side,
+                check=self._require_workspace,
+            )
 
     def _load_while_connecting(self) -> None:
         """On a corpus that has neither its model nor its store yet (a command's first search), load the bundled

@@ -3,6 +3,7 @@ opens (docs/scaling.md, "From the shell")."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import json
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -169,3 +171,28 @@ def test_the_command_line_freezes_what_is_left_before_the_interpreter_exits(monk
         assert exited.value.code == 0 and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_searches_from_several_threads_take_turns_on_one_model_and_store(
+    settings: Settings, workspace: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two first searches at once (LangChain's ``abatch``): one loads the model and opens the store, the other
+    waits its turn. Each load meets the other at a barrier, so two loads would both pass it; one alone waits it
+    out."""
+    with Corpus(workspace=workspace, settings=settings, embedder=embedder) as corpus:
+        assert [r.status for r in corpus.ingest([FIXTURES / "sample_contract.pdf"])] == ["ingested"]
+    met = threading.Barrier(2, timeout=3)
+    loads: list[str] = []
+
+    def load(given: Settings) -> Embedder:
+        loads.append(threading.current_thread().name)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            met.wait()
+        return make_embedder(given)
+
+    monkeypatch.setattr("kruschnexus.corpus.make_embedder", load)
+    with Corpus(workspace=workspace, settings=settings) as corpus, ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(lambda q: corpus.search(q, k=3), ["termination notice"] * 2))
+        assert corpus.search_connections == 2  # the store and the side connection, once
+    assert len(loads) == 1, loads
+    assert answers[0] and [h.citation for h in answers[0]] == [h.citation for h in answers[1]]
