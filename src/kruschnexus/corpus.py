@@ -9,7 +9,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kruschnexus import blobs
 from kruschnexus.config import WORKSPACE_PATTERN, IndexBuild, Settings
 from kruschnexus.embed.base import Embedder
-from kruschnexus.embed.registry import make_embedder
+from kruschnexus.embed.registry import load_embedder, make_embedder
 from kruschnexus.errors import ConfigError, EmbedError, NotFoundError, StoreError
 from kruschnexus.lexical.analysis import line_markers
 from kruschnexus.lexical.sync import Lexicon, SyncReport
@@ -87,7 +87,7 @@ class Corpus:
         self,
         workspace: str,
         settings: Settings | None = None,
-        embedder: Embedder | None = None,
+        embedder: Embedder | Future[Embedder] | None = None,
         store: PgStore | None = None,
         lexicon: Lexicon | None = None,
         readers: ReaderPool | None = None,
@@ -98,7 +98,8 @@ class Corpus:
         """Args:
         workspace: the workspace name (see :func:`check_workspace_name`).
         settings: configuration; read from the environment when omitted.
-        embedder: an already loaded embedding model to share; built from ``settings.embedder`` when omitted.
+        embedder: an already loaded embedding model to share, or one being loaded
+            (:func:`~kruschnexus.embed.registry.load_embedder`); built from ``settings.embedder`` when omitted.
         store: an open store to borrow (a server's connection pool); :meth:`close` then leaves it open.
         lexicon: the process's lexical indexes to share (a server's); opened under ``NEXUS_HOME`` when omitted.
         readers: warm reader processes to borrow for ingests (a server's); each ingest starts its own without.
@@ -121,7 +122,9 @@ class Corpus:
         self._owns_store = store is None
         self._side: PgStore | None = None
         self._side_wanted = side_connection
-        self._embedder: Embedder | None = embedder
+        self._embedder: Embedder | None = None if isinstance(embedder, Future) else embedder
+        #: The model being loaded (given, or begun while the store opens: :meth:`_load_while_connecting`).
+        self._loading: Future[Embedder] | None = embedder if isinstance(embedder, Future) else None
         self._lexicon = lexicon
         self._owns_lexicon = lexicon is None
         self._readers = readers
@@ -219,7 +222,8 @@ class Corpus:
     def embedder(self) -> Embedder:
         """The embedding model (loaded on first use)."""
         if self._embedder is None:
-            self._embedder = make_embedder(self.settings)
+            loading, self._loading = self._loading, None
+            self._embedder = loading.result() if loading is not None else make_embedder(self.settings)
         return self._embedder
 
     @property
@@ -498,22 +502,24 @@ class Corpus:
 
     def _load_while_connecting(self) -> None:
         """On a corpus that has neither its model nor its store yet (a command's first search), load the bundled
-        model while the store opens: the embedded server's start waits on ``pg_ctl`` most of its 0.25 s, the model's
-        load is onnxruntime's graph optimisation (0.2-0.3 s), and the two overlap (docs/scaling.md, "From the
-        shell"). The model's error comes first, as when it loaded before the store opened; an interrupt passes as
-        it came, once the load (a fraction of a second) is done. Only the bundled model: another (``ollama:``)
-        answers a request on its first use, and waiting on it would hold up an interrupt."""
-        bundled = self.settings.embedder.partition(":")[0] == "local"
-        if self._embedder is not None or self._store is not None or not bundled:
+        model while the store opens (unless it is being loaded already: ``embedder``): the embedded server's start
+        waits on ``pg_ctl`` most of its 0.25 s, the model's load is onnxruntime's graph optimisation (0.2-0.3 s), and
+        the two overlap (docs/scaling.md, "From the shell"). The model's error comes first, as when it loaded before
+        the store opened; an interrupt passes as it came, once the load (a fraction of a second) is done. Only the
+        bundled model: another (``ollama:``) answers a request on its first use, and waiting on it would hold up an
+        interrupt."""
+        if self._embedder is not None or self._store is not None:
             return
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nexus-model") as pool:
-            loading = pool.submit(make_embedder, self.settings)
-            try:
-                _ = self.store
-            except Exception:
-                self._embedder = loading.result()  # its error first, the store's as its context
-                raise
-            self._embedder = loading.result()
+        if self._loading is None:
+            if self.settings.embedder.partition(":")[0] != "local":
+                return
+            self._loading = load_embedder(self.settings)
+        try:
+            _ = self.store
+        except Exception:
+            _ = self.embedder  # its error first, the store's as its context
+            raise
+        _ = self.embedder
 
     def exists(self) -> bool:
         """Whether this workspace exists."""

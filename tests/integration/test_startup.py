@@ -21,7 +21,7 @@ import pytest
 from kruschnexus.config import Settings
 from kruschnexus.corpus import Corpus
 from kruschnexus.embed.base import Embedder
-from kruschnexus.embed.registry import make_embedder
+from kruschnexus.embed.registry import load_embedder, make_embedder
 from kruschnexus.errors import ConfigError, NotFoundError, StoreError
 from tests.conftest import FIXTURES, ROOT
 
@@ -103,7 +103,7 @@ def test_a_first_search_loads_the_model_while_the_store_opens(
     settings: Settings, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model, store = _Timed(), _Timed()
-    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(model, make_embedder))
+    monkeypatch.setattr("kruschnexus.embed.registry.make_embedder", _timed(model, make_embedder))
     corpus = Corpus(workspace=workspace, settings=settings)
     monkeypatch.setattr(corpus.database, "connect", _timed(store, corpus.database.connect))
     with corpus, pytest.raises(NotFoundError, match="does not exist"):
@@ -125,7 +125,7 @@ def test_the_model_error_comes_first_and_the_store_error_still_comes(
             corpus.run("rent abatement")
     assert isinstance(caught.value.__context__, StoreError)  # the store's failure is kept beside it
     loads = _Timed()
-    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(loads, make_embedder))
+    monkeypatch.setattr("kruschnexus.embed.registry.make_embedder", _timed(loads, make_embedder))
     with Corpus(workspace=workspace, settings=unreachable) as corpus:
         with pytest.raises(StoreError):
             corpus.run("rent abatement")
@@ -150,7 +150,8 @@ def test_invalid_legs_are_refused_before_anything_loads(
     settings: Settings, workspace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model, store = _Timed(), _Timed()
-    monkeypatch.setattr("kruschnexus.corpus.make_embedder", _timed(model, make_embedder))
+    for where in ("kruschnexus.corpus", "kruschnexus.embed.registry"):
+        monkeypatch.setattr(f"{where}.make_embedder", _timed(model, make_embedder))
     with Corpus(workspace=workspace, settings=settings) as corpus:
         monkeypatch.setattr(corpus.database, "connect", _timed(store, corpus.database.connect))
         with pytest.raises(ConfigError, match=r"legs must be .*not \['bogus'\]"):
@@ -190,9 +191,24 @@ def test_searches_from_several_threads_take_turns_on_one_model_and_store(
             met.wait()
         return make_embedder(given)
 
-    monkeypatch.setattr("kruschnexus.corpus.make_embedder", load)
+    monkeypatch.setattr("kruschnexus.embed.registry.make_embedder", load)
     with Corpus(workspace=workspace, settings=settings) as corpus, ThreadPoolExecutor(max_workers=2) as pool:
         answers = list(pool.map(lambda q: corpus.search(q, k=3), ["termination notice"] * 2))
         assert corpus.search_connections == 2  # the store and the side connection, once
     assert len(loads) == 1, loads
     assert answers[0] and [h.citation for h in answers[0]] == [h.citation for h in answers[1]]
+
+
+def test_a_model_handed_over_as_it_loads_is_the_one_searched_with(settings: Settings, workspace: str) -> None:
+    """``nexus search`` begins the model's load before it imports the corpus, and hands the corpus the load."""
+    loading = load_embedder(settings)
+    with Corpus(workspace=workspace, settings=settings, embedder=loading) as corpus:
+        with pytest.raises(NotFoundError):
+            corpus.run("rent abatement")
+        assert corpus.embedder is loading.result()
+    unreachable = dataclasses.replace(settings, database_url="postgresql://nexus@127.0.0.1:1/nexus?connect_timeout=2")
+    broken = load_embedder(dataclasses.replace(settings, embed_batch=0))
+    with Corpus(workspace=workspace, settings=unreachable, embedder=broken) as corpus:
+        with pytest.raises(ConfigError, match="batch size") as caught:
+            corpus.run("rent abatement")
+    assert isinstance(caught.value.__context__, StoreError)

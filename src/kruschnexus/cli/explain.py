@@ -7,7 +7,7 @@ import click
 from kruschnexus.cli import render
 from kruschnexus.cli.app import QueryCommand, json_option, workspace_option
 from kruschnexus.config import Settings
-from kruschnexus.corpus import Corpus
+from kruschnexus.embed.registry import load_embedder
 
 
 @click.command("explain", cls=QueryCommand)
@@ -18,7 +18,11 @@ from kruschnexus.corpus import Corpus
 def command(query: tuple[str, ...], workspace: str, k: int, as_json: bool) -> None:
     """Show every candidate of a search: dense rank and cosine, full-text rank and score, RRF terms, boost,
     admitted or rejected and why, and the parsed query. The query is read as by nexus search."""
-    with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
+    settings = Settings.load()
+    loading = load_embedder(settings) if settings.embedder.partition(":")[0] == "local" else None
+    from kruschnexus.corpus import Corpus  # imported while the model loads (docs/scaling.md, "From the shell")
+
+    with Corpus(workspace=workspace, settings=settings, embedder=loading) as corpus:
         trace = corpus.explain(" ".join(query), k=k)
     if as_json:
         render.json_line(trace.model_dump(mode="json"))

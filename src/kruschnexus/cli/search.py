@@ -7,7 +7,7 @@ import click
 from kruschnexus.cli import render
 from kruschnexus.cli.app import QueryCommand, json_option, workspace_option
 from kruschnexus.config import Settings
-from kruschnexus.corpus import Corpus
+from kruschnexus.embed.registry import load_embedder
 
 
 @click.command("search", cls=QueryCommand)
@@ -24,7 +24,11 @@ def command(query: tuple[str, ...], workspace: str, k: int, as_json: bool) -> No
     start with an exclusion (nexus search '-waiver late charge'); doc: is case-insensitive; section:ID alone looks
     the section up.
     """
-    with Corpus(workspace=workspace, settings=Settings.load()) as corpus:
+    settings = Settings.load()
+    loading = load_embedder(settings) if settings.embedder.partition(":")[0] == "local" else None
+    from kruschnexus.corpus import Corpus  # imported while the model loads (docs/scaling.md, "From the shell")
+
+    with Corpus(workspace=workspace, settings=settings, embedder=loading) as corpus:
         outcome = corpus.run(" ".join(query), k=k)
     if as_json:
         render.hits_json(outcome.hits)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from kruschnexus.config import Settings
 from kruschnexus.embed.base import Embedder
@@ -44,3 +45,14 @@ def make_embedder(settings: Settings) -> Embedder:
     if name not in EMBEDDERS:
         raise ConfigError(f"unknown embedder {settings.embedder!r}; choose one of: {', '.join(EMBEDDERS)}")
     return EMBEDDERS[name](settings, arg)
+
+
+def load_embedder(settings: Settings) -> Future[Embedder]:
+    """:func:`make_embedder` on a thread of its own (``nexus-model``), begun now: a command that will search starts
+    the bundled model's load (0.3 s) before it imports and opens the rest (docs/scaling.md, "From the shell"). The
+    load's error is the future's."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nexus-model")
+    try:
+        return pool.submit(make_embedder, settings)
+    finally:
+        pool.shutdown(wait=False)  # the thread ends with its one load
