@@ -41,6 +41,22 @@ class OcrMode(enum.StrEnum):
 OCR_MODES: tuple[str, ...] = tuple(mode.value for mode in OcrMode)
 #: A workspace name: 1-63 of ``a-z 0-9 _ -``, starting with a letter or digit (checked by the SDK, REST and MCP).
 WORKSPACE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+
+
+def check_workspace_name(name: str) -> str:
+    """A workspace name: 1–63 of ``a-z 0-9 _ -``, starting with a letter or digit.
+
+    Raises:
+        ConfigError: the name is not valid.
+    """
+    if not re.match(WORKSPACE_PATTERN, name):
+        raise ConfigError(
+            f"invalid workspace name {name!r}: use 1-63 characters a-z, 0-9, '_' or '-',"
+            " starting with a letter or digit"
+        )
+    return name
+
+
 #: Reciprocal Rank Fusion's k (the default of ``Settings.rrf_k``).
 RRF_K = 60
 #: The section boost's default and hard cap: it reorders admitted spans, never outweighs a leg.

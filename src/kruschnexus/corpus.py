@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
@@ -15,9 +14,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from kruschnexus import blobs
-from kruschnexus.config import WORKSPACE_PATTERN, IndexBuild, Settings
+from kruschnexus.config import IndexBuild, Settings, check_workspace_name
 from kruschnexus.embed.base import Embedder
-from kruschnexus.embed.registry import load_embedder, make_embedder
+from kruschnexus.embed.registry import bundled, load_embedder, make_embedder
 from kruschnexus.errors import ConfigError, EmbedError, NotFoundError, StoreError
 from kruschnexus.lexical.analysis import line_markers
 from kruschnexus.lexical.sync import Lexicon, SyncReport
@@ -41,22 +40,6 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-_WORKSPACE = re.compile(WORKSPACE_PATTERN)
-
-
-def check_workspace_name(name: str) -> str:
-    """A workspace name: 1–63 of ``a-z 0-9 _ -``, starting with a letter or digit.
-
-    Raises:
-        ConfigError: the name is not valid.
-    """
-    if not _WORKSPACE.match(name):
-        raise ConfigError(
-            f"invalid workspace name {name!r}: use 1-63 characters a-z, 0-9, '_' or '-',"
-            " starting with a letter or digit"
-        )
-    return name
-
 
 @dataclasses.dataclass(frozen=True)
 class VectorIndexReport:
@@ -79,8 +62,9 @@ class Corpus:
     first use. Use as a context manager, or call :meth:`close`.
 
     A corpus answers one search at a time: searches from several threads (LangChain's ``abatch``) take turns, on
-    the one store and model the first of them opened. For searches side by side, give each thread its own corpus
-    (:class:`~kruschnexus.hub.Hub` lends them over one pool of connections).
+    the one store and model the first of them opened, and :meth:`close` waits for the one under way. Its other
+    methods (ingest, page reads, documents) are for one thread at a time. For work side by side, give each thread
+    its own corpus (:class:`~kruschnexus.hub.Hub` lends them over one pool of connections).
     """
 
     def __init__(
@@ -222,8 +206,15 @@ class Corpus:
     def embedder(self) -> Embedder:
         """The embedding model (loaded on first use)."""
         if self._embedder is None:
-            loading, self._loading = self._loading, None
-            self._embedder = loading.result() if loading is not None else make_embedder(self.settings)
+            if self._loading is None:
+                self._embedder = make_embedder(self.settings)
+            else:
+                try:
+                    self._embedder = self._loading.result()
+                except Exception:
+                    self._loading = None  # failed: the next use loads it again
+                    raise
+                self._loading = None  # an interrupt while waiting keeps the load for the next use
         return self._embedder
 
     @property
@@ -235,22 +226,23 @@ class Corpus:
 
     def close(self) -> None:
         """Close the database connection and release the embedded server."""
-        if self._lexicon is not None and self._owns_lexicon:
-            self._lexicon.close()
-            self._lexicon = None
-        if self._store is not None:
-            if self._owns_store:
-                self._store.close()
-            self._store = None
-        if self._side is not None:
-            self._side.close()
-            self._side = None
-        if self._replica is not None:
-            self._drop_replica()
-        if self._database is not None:
-            if self._owns_database:
-                self._database.close()
-            self._database = None
+        with self._searching:  # a search under way in another thread ends first
+            if self._lexicon is not None and self._owns_lexicon:
+                self._lexicon.close()
+                self._lexicon = None
+            if self._store is not None:
+                if self._owns_store:
+                    self._store.close()
+                self._store = None
+            if self._side is not None:
+                self._side.close()
+                self._side = None
+            if self._replica is not None:
+                self._drop_replica()
+            if self._database is not None:
+                if self._owns_database:
+                    self._database.close()
+                self._database = None
 
     def ingest(
         self,
@@ -511,7 +503,7 @@ class Corpus:
         if self._embedder is not None or self._store is not None:
             return
         if self._loading is None:
-            if self.settings.embedder.partition(":")[0] != "local":
+            if not bundled(self.settings):
                 return
             self._loading = load_embedder(self.settings)
         try:

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 
 from kruschnexus import tokens
-from kruschnexus.config import Settings
-from kruschnexus.corpus import Corpus, check_workspace_name
+from kruschnexus.config import Settings, check_workspace_name
+from kruschnexus.corpus import Corpus
 from kruschnexus.doctor import DoctorReport, run_checks
 from kruschnexus.embed.base import Embedder
 from kruschnexus.embed.registry import make_embedder

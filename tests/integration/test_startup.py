@@ -53,6 +53,13 @@ def test_a_search_from_the_shell_imports_nothing_only_other_commands_need(
         "import atexit, json, sys\n"
         "atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules if m.startswith('kruschnexus'))),"
         " file=sys.stderr))\n"
+        "import kruschnexus.embed.registry as registry\n"
+        "begun = registry.load_embedder\n"
+        "def load(settings):\n"
+        "    print('corpus imported before the load' if 'kruschnexus.corpus' in sys.modules else 'load first',"
+        " file=sys.stderr)\n"
+        "    return begun(settings)\n"
+        "registry.load_embedder = load\n"
         "from kruschnexus.cli.app import main\n"
         f"sys.argv = ['nexus', 'search', 'termination notice', '--workspace', {workspace!r}, '--json']\n"
         "main()"
@@ -64,6 +71,7 @@ def test_a_search_from_the_shell_imports_nothing_only_other_commands_need(
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout), "the search found the fixture's clauses"
+    assert "load first" in done.stderr.splitlines(), done.stderr  # the model's load begun before the corpus' imports
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert {"kruschnexus.cli.search", "kruschnexus.corpus", "kruschnexus.retrieve.search"} <= loaded
     assert not loaded & set(NOT_FOR_A_SEARCH), sorted(loaded & set(NOT_FOR_A_SEARCH))
@@ -125,7 +133,8 @@ def test_the_model_error_comes_first_and_the_store_error_still_comes(
             corpus.run("rent abatement")
     assert isinstance(caught.value.__context__, StoreError)  # the store's failure is kept beside it
     loads = _Timed()
-    monkeypatch.setattr("kruschnexus.embed.registry.make_embedder", _timed(loads, make_embedder))
+    for where in ("kruschnexus.corpus", "kruschnexus.embed.registry"):  # a second load, by either way, is seen
+        monkeypatch.setattr(f"{where}.make_embedder", _timed(loads, make_embedder))
     with Corpus(workspace=workspace, settings=unreachable) as corpus:
         with pytest.raises(StoreError):
             corpus.run("rent abatement")
@@ -182,7 +191,7 @@ def test_searches_from_several_threads_take_turns_on_one_model_and_store(
     out."""
     with Corpus(workspace=workspace, settings=settings, embedder=embedder) as corpus:
         assert [r.status for r in corpus.ingest([FIXTURES / "sample_contract.pdf"])] == ["ingested"]
-    met = threading.Barrier(2, timeout=3)
+    met = threading.Barrier(2, timeout=1.5)
     loads: list[str] = []
 
     def load(given: Settings) -> Embedder:
@@ -191,11 +200,21 @@ def test_searches_from_several_threads_take_turns_on_one_model_and_store(
             met.wait()
         return make_embedder(given)
 
-    monkeypatch.setattr("kruschnexus.embed.registry.make_embedder", load)
-    with Corpus(workspace=workspace, settings=settings) as corpus, ThreadPoolExecutor(max_workers=2) as pool:
+    for where in ("kruschnexus.corpus", "kruschnexus.embed.registry"):
+        monkeypatch.setattr(f"{where}.make_embedder", load)
+    corpus = Corpus(workspace=workspace, settings=settings)
+    opened: list[str] = []
+    connect = corpus.database.connect
+
+    def counted() -> Any:
+        opened.append(threading.current_thread().name)
+        return connect()
+
+    monkeypatch.setattr(corpus.database, "connect", counted)
+    with corpus, ThreadPoolExecutor(max_workers=2) as pool:
         answers = list(pool.map(lambda q: corpus.search(q, k=3), ["termination notice"] * 2))
-        assert corpus.search_connections == 2  # the store and the side connection, once
     assert len(loads) == 1, loads
+    assert len(opened) == 2, opened  # the store and the side connection, once each
     assert answers[0] and [h.citation for h in answers[0]] == [h.citation for h in answers[1]]
 
 
@@ -212,3 +231,17 @@ def test_a_model_handed_over_as_it_loads_is_the_one_searched_with(settings: Sett
         with pytest.raises(ConfigError, match="batch size") as caught:
             corpus.run("rent abatement")
     assert isinstance(caught.value.__context__, StoreError)
+
+
+def test_a_bad_workspace_name_is_refused_before_the_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from kruschnexus.cli.app import cli
+
+    begun: list[str] = []
+    for verb in ("search", "explain"):
+        assert cli.commands[verb].name == verb  # the verb's module, imported
+        monkeypatch.setattr(f"kruschnexus.cli.{verb}.load_embedder", lambda _settings: begun.append("load"))
+        result = CliRunner().invoke(cli, [verb, "rent", "--workspace", "Not A Name"])
+        assert result.exit_code == 2 and "invalid workspace name" in result.output, result.output
+    assert not begun

@@ -14,7 +14,8 @@ from fastapi.responses import FileResponse, StreamingResponse
 from kruschnexus.api import deps, uploads
 from kruschnexus.api.deps import DocId, PageNumber, WorkspaceName
 from kruschnexus.api.models import Health, HealthCheck, NewWorkspace
-from kruschnexus.corpus import Corpus, check_workspace_name
+from kruschnexus.config import check_workspace_name
+from kruschnexus.corpus import Corpus
 from kruschnexus.doctor import Check
 from kruschnexus.errors import ConfigError, NotFoundError, StoreUnavailable, without_paths
 from kruschnexus.hub import Hub

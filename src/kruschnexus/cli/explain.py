@@ -6,8 +6,8 @@ import click
 
 from kruschnexus.cli import render
 from kruschnexus.cli.app import QueryCommand, json_option, workspace_option
-from kruschnexus.config import Settings
-from kruschnexus.embed.registry import load_embedder
+from kruschnexus.config import Settings, check_workspace_name
+from kruschnexus.embed.registry import bundled, load_embedder
 
 
 @click.command("explain", cls=QueryCommand)
@@ -19,7 +19,8 @@ def command(query: tuple[str, ...], workspace: str, k: int, as_json: bool) -> No
     """Show every candidate of a search: dense rank and cosine, full-text rank and score, RRF terms, boost,
     admitted or rejected and why, and the parsed query. The query is read as by nexus search."""
     settings = Settings.load()
-    loading = load_embedder(settings) if settings.embedder.partition(":")[0] == "local" else None
+    check_workspace_name(workspace)  # bad input refused before anything loads
+    loading = load_embedder(settings) if bundled(settings) else None
     from kruschnexus.corpus import Corpus  # imported while the model loads (docs/scaling.md, "From the shell")
 
     with Corpus(workspace=workspace, settings=settings, embedder=loading) as corpus:

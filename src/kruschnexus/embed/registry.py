@@ -47,6 +47,12 @@ def make_embedder(settings: Settings) -> Embedder:
     return EMBEDDERS[name](settings, arg)
 
 
+def bundled(settings: Settings) -> bool:
+    """Whether ``settings`` name the bundled model (``local``), whose load is worth starting early: another
+    (``ollama:``) asks its server on first use, and waiting on that would hold up an interrupt."""
+    return settings.embedder.partition(":")[0] == "local"
+
+
 def load_embedder(settings: Settings) -> Future[Embedder]:
     """:func:`make_embedder` on a thread of its own (``nexus-model``), begun now: a command that will search starts
     the bundled model's load (0.3 s) before it imports and opens the rest (docs/scaling.md, "From the shell"). The

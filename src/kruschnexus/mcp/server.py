@@ -26,8 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kruschnexus.config import Settings
-from kruschnexus.corpus import check_workspace_name
+from kruschnexus.config import Settings, check_workspace_name
 from kruschnexus.errors import AuthError, ConfigError, PkgError, public_message, without_paths
 from kruschnexus.hub import Hub
 from kruschnexus.ingest import FileResult
