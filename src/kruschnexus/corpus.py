@@ -497,9 +497,9 @@ class Corpus:
         model while the store opens (unless it is being loaded already: ``embedder``): the embedded server's start
         waits on ``pg_ctl`` most of its 0.25 s, the model's load is onnxruntime's graph optimisation (0.2-0.3 s), and
         the two overlap (docs/scaling.md, "From the shell"). The model's error comes first, as when it loaded before
-        the store opened; an interrupt passes as it came, once the load (a fraction of a second) is done. Only the
-        bundled model: another (``ollama:``) answers a request on its first use, and waiting on it would hold up an
-        interrupt."""
+        the store opened; an interrupt passes at once (the load ends on its thread, a fraction of a second later).
+        Only the bundled model is loaded so: another (``ollama:``) asks its server on its first use, and the process
+        would wait for that answer before it exits."""
         if self._embedder is not None or self._store is not None:
             return
         if self._loading is None:
