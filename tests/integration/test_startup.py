@@ -241,7 +241,7 @@ def test_a_bad_workspace_name_is_refused_before_the_model_loads(monkeypatch: pyt
     begun: list[str] = []
     for verb in ("search", "explain"):
         assert cli.commands[verb].name == verb  # the verb's module, imported
-        monkeypatch.setattr(f"kruschnexus.cli.{verb}.load_embedder", lambda _settings: begun.append("load"))
+        monkeypatch.setattr("kruschnexus.embed.registry.load_embedder", lambda _settings: begun.append("load"))
         result = CliRunner().invoke(cli, [verb, "rent", "--workspace", "Not A Name"])
         assert result.exit_code == 2 and "invalid workspace name" in result.output, result.output
     assert not begun

@@ -6,12 +6,15 @@ import gc
 import importlib
 import sys
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from kruschnexus.cli import render
 from kruschnexus.errors import PkgError
+
+if TYPE_CHECKING:
+    from kruschnexus.corpus import Corpus
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,6 +68,21 @@ class QueryCommand(click.Command):
             else:
                 options.append(arg)
         return super().parse_args(ctx, [*options, "--", *text] if text else options)
+
+
+def searching_corpus(workspace: str) -> Corpus:
+    """The corpus a searching verb opens (``search``, ``explain``): the workspace's name checked before anything
+    loads, then the bundled model's load begun before the corpus is imported, and handed to it (docs/scaling.md,
+    "From the shell")."""
+    from kruschnexus.config import Settings, check_workspace_name
+    from kruschnexus.embed.registry import bundled, load_embedder
+
+    settings = Settings.load()
+    check_workspace_name(workspace)
+    loading = load_embedder(settings) if bundled(settings) else None
+    from kruschnexus.corpus import Corpus  # imported while the model loads
+
+    return Corpus(workspace=workspace, settings=settings, embedder=loading)
 
 
 def _is_number(arg: str) -> bool:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import click
 
 from kruschnexus.cli import render
-from kruschnexus.cli.app import QueryCommand, json_option, workspace_option
-from kruschnexus.config import Settings, check_workspace_name
-from kruschnexus.embed.registry import bundled, load_embedder
+from kruschnexus.cli.app import QueryCommand, json_option, searching_corpus, workspace_option
 
 
 @click.command("search", cls=QueryCommand)
@@ -24,12 +22,7 @@ def command(query: tuple[str, ...], workspace: str, k: int, as_json: bool) -> No
     start with an exclusion (nexus search '-waiver late charge'); doc: is case-insensitive; section:ID alone looks
     the section up.
     """
-    settings = Settings.load()
-    check_workspace_name(workspace)  # bad input refused before anything loads
-    loading = load_embedder(settings) if bundled(settings) else None
-    from kruschnexus.corpus import Corpus  # imported while the model loads (docs/scaling.md, "From the shell")
-
-    with Corpus(workspace=workspace, settings=settings, embedder=loading) as corpus:
+    with searching_corpus(workspace) as corpus:
         outcome = corpus.run(" ".join(query), k=k)
     if as_json:
         render.hits_json(outcome.hits)
